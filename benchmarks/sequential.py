@@ -1,7 +1,8 @@
 """``run --until-decided`` measured through the code it runs (``SequentialDesign.decide``) on simulated
 experiments: how often an A/A experiment calls a difference, how often it calls equivalence against a fixed
 design of the same maximum (its interval at 90% inside +-threshold at ``max_runs``), and how many runs a
-3x difference and a real 5% change take.
+3x difference and a real 5% change take; a real 1.5% change within the threshold settles no difference (as
+``compare --threshold`` says: no difference proven, or equivalent).
 
     python benchmarks/sequential.py [--trials 1000] [--max-runs 100] [--threshold 2] [--seed 1]
 """
@@ -31,6 +32,7 @@ SHAPES = {  # name -> (draw(rng, n) for the baseline, the candidate's factor)
     ),
     "3x difference": (lambda rng, n: rng.normal(100, 5, n), 3.0),
     "+5% normal 2%": (lambda rng, n: rng.normal(100, 2, n), 1.05),
+    "+1.5% normal 2% (within 2%)": (lambda rng, n: rng.normal(100, 2, n), 1.015),  # a change that does not matter
 }
 
 

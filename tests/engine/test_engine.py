@@ -69,7 +69,7 @@ GOOD = {"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}]}
 @pytest.mark.parametrize(
     "change, named",
     [
-        ({"abstat_spec": 3}, "abstat_spec: version 3 was written by a newer abstat"),
+        ({"abstat_spec": 4}, "abstat_spec: version 4 was written by a newer abstat"),
         ({"abstat_spec": "1"}, "abstat_spec: missing or not a version number"),
         ({"variants": []}, "variants: give at least one variant"),
         ({"variants": "true"}, "variants: must be a list"),

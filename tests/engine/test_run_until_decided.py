@@ -90,7 +90,7 @@ def test_a_change_at_the_threshold_is_not_called_equivalent_more_than_alpha():
 def test_the_spec_keeps_it_and_refuses_what_it_cannot_do():
     spec = ExperimentSpec((Variant("a", "true"), Variant("b", "true")), runs=40, sequential=Sequential(6, 1.5, "wall"))
     document = spec.to_json()
-    assert document["abstat_spec"] == 2 and decode(document) == spec
+    assert document["abstat_spec"] == 3 and decode(document) == spec  # 3: the threshold in its analysis
     with pytest.raises(SpecError, match="more than the maximum"):
         ExperimentSpec((Variant("a", "true"), Variant("b", "true")), runs=4, sequential=Sequential(5))
     with pytest.raises(SpecError, match="interleaved or random"):

@@ -70,12 +70,14 @@ def test_a_metric_named_both_ways_is_refused(abstat_cli, tmp_path):
 
 def test_the_specification_keeps_it(tmp_path):
     doc = {"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}, {"name": "b", "command": "true"}]}
-    spec = decode({**doc, "analysis": {"lower_is_better": ["rate"]}})
+    spec = decode({**doc, "abstat_spec": 3, "analysis": {"lower_is_better": ["rate"]}})
     assert spec.analysis.lower_is_better == ("rate",)
     assert loads(dumps(spec)).analysis.lower_is_better == ("rate",)
     assert "lower_is_better" not in json.loads(dumps(decode(doc)))["analysis"]  # as before when not given
     with pytest.raises(SpecError, match="analysis.lower_is_better"):
-        decode({**doc, "analysis": {"lower_is_better": "rate"}})
+        decode({**doc, "abstat_spec": 3, "analysis": {"lower_is_better": "rate"}})
+    with pytest.raises(SpecError, match="analysis.lower_is_better: is a field of version 3"):
+        decode({**doc, "analysis": {"lower_is_better": ["rate"]}})
 
 
 def test_show_report_compare_and_publish_judge_as_the_run_did(abstat_cli, tmp_path):

@@ -139,3 +139,31 @@ def test_until_decided_on_a_throughput_calls_a_gain_faster(abstat_cli, tmp_path)
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "new faster" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_show_compare_and_report_take_the_stored_threshold(abstat_cli, tmp_path):
+    """attack22 A6: ``run --until-decided --threshold`` stores its threshold; a +10% change inside +-20% is
+    equivalent by it, as ``compare --threshold 20`` says, unless a flag says otherwise."""
+    db = _store(tmp_path / "s.db", analysis={"baseline": "old", "confidence": 95.0, "threshold": 20.0})
+    reference = abstat_cli("compare", "--store", db, "e:old", "e:new", "--metric", "score", "--threshold", "20")
+    assert "equivalent" in reference.stdout, reference.stdout
+    shown = abstat_cli("show", "--store", db, "e", "--metric", "score")
+    assert "equivalent" in shown.stdout and "worse" not in shown.stdout, shown.stdout
+    compared = abstat_cli("compare", "--store", db, "e:old", "e:new", "--metric", "score", "--fail-on", "slower")
+    assert compared.returncode == 0 and "equivalent" in compared.stdout, compared.stdout + compared.stderr
+    reported = abstat_cli("report", "--store", db, "--metric", "score", "--fail-on", "slower", "--format", "csv")
+    assert reported.returncode == 0 and ",equivalent," in reported.stdout, reported.stdout
+    shown = abstat_cli("show", "--store", db, "e", "--metric", "score", "--threshold", "5")
+    assert "higher (worse)" in shown.stdout and "equivalent" not in shown.stdout, shown.stdout
+    compared = abstat_cli("compare", "--store", db, "e:old", "e:new", "--metric", "score", "--threshold", "0")
+    assert "higher (worse)" in compared.stdout, compared.stdout
+
+
+def test_a_damaged_stored_threshold_is_left_out(tmp_path):
+    for number, bad in enumerate((True, "2", -1, 100, [2], None)):
+        db = _store(tmp_path / f"{number}.db", analysis={"baseline": "old", "threshold": bad})
+        with open_store(db, create=False) as store:
+            assert stored_judging(store, ["e"]) == Judging("old"), bad
+    db = _store(tmp_path / "ok.db", analysis={"threshold": 0})
+    with open_store(db, create=False) as store:
+        assert stored_judging(store, ["e"]).threshold == 0.0

@@ -5,8 +5,10 @@ planned sample sizes (:meth:`SequentialDesign.looks`: from ``min_runs``,
 each look 1.5 times the last, the last at ``max_runs``) and stops as soon as
 every candidate's verdict is settled:
 
-- **a difference** (faster, slower...) when the default comparison's
-  two-sided interval at the look's level excludes no change;
+- **a difference** (faster, slower) when the default comparison at the
+  look's level with the threshold calls it so, as ``compare --threshold``
+  does: significant and the estimate beyond +-threshold (a proven change
+  within the threshold does not matter: it settles nothing);
 - **equivalent within the threshold** when its interval at twice that
   level (the two one-sided tests) lies inside +-threshold;
 - **undecided at the maximum** otherwise, at ``max_runs``.
@@ -38,8 +40,8 @@ RHO = 2.0
 
 @dataclass(frozen=True)
 class Settled:
-    """One candidate's settled verdict: ``verdict`` as the comparison words it (``faster``, ``slower``,
-    ``higher (worse)``...) or ``equivalent``; the change and interval at the look that settled it."""
+    """One candidate's settled verdict: ``verdict`` as the comparison words it (``faster``, ``slower``)
+    or ``equivalent``; the change and interval at the look that settled it."""
 
     candidate: str
     verdict: str
@@ -131,7 +133,7 @@ class SequentialDesign:
             open_ones = [name for name in candidates if name not in state.settled]
             state.stop_reason = (
                 f"undecided at the maximum of {self.max_runs} runs per variant: "
-                f"{', '.join(open_ones)} (neither a difference nor equivalence within "
+                f"{', '.join(open_ones)} (neither a difference beyond nor equivalence within "
                 f"+-{self.threshold_pct:g}% at the spent error rate)"
             )
         return state
@@ -140,9 +142,11 @@ class SequentialDesign:
         tost = compare(base, cand, confidence=1 - 2 * level, higher_is_better=higher_is_better)
         if tost.ci_pct is not None and -self.threshold_pct < tost.ci_pct[0] and tost.ci_pct[1] < self.threshold_pct:
             return Settled(name, "equivalent", runs, tost.delta_pct, (tost.ci_pct[0], tost.ci_pct[1]), 2 * level)
-        two_sided = compare(base, cand, confidence=1 - level, higher_is_better=higher_is_better)
+        two_sided = compare(
+            base, cand, confidence=1 - level, threshold=self.threshold_pct, higher_is_better=higher_is_better
+        )
         ci = two_sided.ci_pct
-        if ci is not None and (ci[0] > 0 or ci[1] < 0) and two_sided.verdict != "cannot judge":
+        if ci is not None and two_sided.verdict in ("faster", "slower"):  # compare --threshold's words at this level
             return Settled(name, two_sided.verdict, runs, two_sided.delta_pct, (ci[0], ci[1]), level)
         return None
 

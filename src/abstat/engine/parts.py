@@ -15,7 +15,7 @@ from typing import Any
 
 from abstat.errors import InputError
 
-SPEC_VERSION = 2  # 2: cpus, sequential, parameters
+SPEC_VERSION = 3  # 2: cpus, sequential, parameters; 3: analysis.threshold
 MAX_RUNS = 1_000_000  # per variant: the schedule is built in memory
 MAX_VARIANTS = 1000
 MAX_HOSTS = 1000
@@ -221,12 +221,14 @@ def _variant_commands(where: str, commands: Any) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Analysis:
-    """The comparison a run ends with: baseline variant, confidence in percent, higher-is-better metrics."""
+    """The comparison a run ends with: baseline variant, confidence in percent, higher-is-better metrics, and
+    the practical threshold in percent (None: none; with ``sequential``, its threshold: ``--threshold``)."""
 
     baseline: str | None = None
     confidence: float = 95.0
     higher_is_better: tuple[str, ...] = ()
     lower_is_better: tuple[str, ...] = ()
+    threshold: float | None = None
 
     def __post_init__(self) -> None:
         if self.baseline is not None:
@@ -243,6 +245,13 @@ class Analysis:
         both = set(_split(self.higher_is_better)) & set(_split(self.lower_is_better))
         if both:
             raise SpecError("analysis.lower_is_better", f"names {sorted(both)[0]!r}, also higher-is-better")
+        if self.threshold is not None and not is_threshold(self.threshold):
+            raise SpecError("analysis.threshold", f"must be a percentage from 0 to below 100 (got {self.threshold!r})")
+
+
+def is_threshold(value: Any) -> bool:
+    """Whether ``value`` is a practical threshold: a percentage from 0 to below 100 (as compare takes it)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value < 100
 
 
 def _metric_names(where: str, items: Any) -> tuple[str, ...]:

@@ -117,7 +117,8 @@ class ExperimentSpec:
     ``parameters`` (``-L NAME VALUES``: name -> values) make a grid: every
     variant runs at every combination of the values, ``{NAME}`` replaced in its
     command and the hooks (:mod:`abstat.engine.grid`).  The three are version 2
-    of the JSON form.
+    of the JSON form.  ``analysis.threshold`` (version 3) is the practical threshold the end's verdicts
+    judge by; with ``sequential`` it is ``sequential.threshold`` (left out: taken from it).
     """
 
     variants: tuple[Variant, ...]
@@ -203,6 +204,11 @@ class ExperimentSpec:
             raise SpecError("sequential", "stopping when decided needs every variant in each boot (no boot commands)")
         if self.order == "sequential" or len(self.variants) < 2:
             raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
+        threshold = self.analysis.threshold  # the end's verdicts judge by the threshold the looks did
+        if threshold is None:
+            object.__setattr__(self, "analysis", replace(self.analysis, threshold=self.sequential.threshold))
+        elif threshold != self.sequential.threshold:
+            raise SpecError("analysis.threshold", f"is not sequential.threshold ({self.sequential.threshold:g})")
 
     def _check_parameters(self) -> None:
         parameters = _parameters("parameters", self.parameters, self.labels)

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
     """The document of ``spec`` (every key present, but ``cpus``, ``isolate``, ``sequential`` and ``parameters`` only
-    when set: a document without them is version 1, which older abstats read)."""
+    when set: a document without them is version 1, which older abstats read; ``analysis.threshold`` only when set:
+    version 3)."""
     lab = spec.lab
     return {
-        # the oldest version holding every field used
-        "abstat_spec": 2 if spec.cpus or spec.sequential or spec.parameters else 1,
+        "abstat_spec": _oldest_version(spec),
         "experiment": spec.experiment,
         "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
         "runs": spec.runs,
@@ -41,10 +41,18 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
             "confidence": spec.analysis.confidence,
             "higher_is_better": list(spec.analysis.higher_is_better),
             **({"lower_is_better": list(spec.analysis.lower_is_better)} if spec.analysis.lower_is_better else {}),
+            **({"threshold": spec.analysis.threshold} if spec.analysis.threshold is not None else {}),
         },
         "store": spec.store,
         **_version_2_json(spec),
     }
+
+
+def _oldest_version(spec: ExperimentSpec) -> int:
+    """The oldest version holding every field ``spec`` uses."""
+    if spec.analysis.threshold is not None or spec.analysis.lower_is_better:
+        return 3
+    return 2 if spec.cpus or spec.sequential or spec.parameters else 1
 
 
 def _lab_json(lab: Lab) -> dict[str, Any]:
@@ -121,6 +129,10 @@ def _check_version(doc: dict[str, Any], version: int, source: str | None) -> Non
     for key in ("cpus", "isolate", "sequential", "parameters"):
         if key in doc and version < 2:
             raise SpecError(key, "is a field of version 2", source)
+    analysis = doc.get("analysis")
+    for key in ("threshold", "lower_is_better"):
+        if isinstance(analysis, dict) and key in analysis and version < 3:
+            raise SpecError(f"analysis.{key}", "is a field of version 3", source)
 
 
 def spec_arguments(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> dict[str, Any]:
@@ -182,7 +194,7 @@ def _decode_version_2(doc: dict[str, Any], version: int, source: str | None) -> 
 
 def _decode_analysis(value: Any, source: str | None) -> Analysis:
     fields = ("higher_is_better", "lower_is_better")
-    analysis = json_object("analysis", value, ("baseline", "confidence", *fields), source)
+    analysis = json_object("analysis", value, ("baseline", "confidence", *fields, "threshold"), source)
     for field in fields:
         if field in analysis:
             analysis = dict(analysis, **{field: tuple(json_list(f"analysis.{field}", analysis[field], source))})

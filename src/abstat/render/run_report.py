@@ -37,6 +37,7 @@ def comparison_report(
     labels: dict[str, str] | None = None,
     invocations: Sequence[int] | None = None,
     verbose: bool = False,
+    threshold: float | None = None,
 ) -> str:
     """Compare every stored variant of ``experiment`` for every metric.
 
@@ -50,15 +51,19 @@ def comparison_report(
     its first; a line says how many were left out (``abstat show``, without
     ``labels``, compares every one).  ``invocations`` (ids, e.g. one
     configuration's from ``Store.sample_sets``) restricts the comparison the
-    same way.  ``baseline``, ``confidence`` (percent), ``higher_is_better`` and ``lower_is_better``
-    default to the analysis the experiment was run with
+    same way.  ``baseline``, ``confidence`` (percent), ``higher_is_better``, ``lower_is_better`` and
+    ``threshold`` (percent) default to the analysis the experiment was run with
     (:func:`abstat.report.analysis.stored_judging`; given ones override it,
     a metric named in either takes that direction).  Returns the rendered text.
     """
     from abstat.report.analysis import stored_judging
 
     judging = stored_judging(store, [experiment]).over(
-        baseline=baseline, confidence=confidence, higher_is_better=higher_is_better, lower_is_better=lower_is_better
+        baseline=baseline,
+        confidence=confidence,
+        higher_is_better=higher_is_better,
+        lower_is_better=lower_is_better,
+        threshold=threshold,
     )
     window = None
     if invocations is not None:
@@ -81,6 +86,7 @@ def comparison_report(
         color=color,
         invocations=invocations,
         verbose=verbose,
+        threshold=judging.threshold,
     )
     return _with_window(text, window, experiment, fmt)
 
@@ -140,6 +146,7 @@ def _report(
     color: bool,
     invocations: Sequence[int] | None,
     verbose: bool,
+    threshold: float | None,
 ) -> str:
     stored = read_rows(store, experiment, invocations, baseline)
     if stored is None:
@@ -157,7 +164,7 @@ def _report(
     if len(stored.variants) < 2 or not sections:
         return _nothing_compared(stored, names, fmt, command_notes)
     rendered, not_compared = _compare_sections(
-        sections, stored.baseline, confidence, directions, seed, machine_notes, command_notes
+        sections, stored.baseline, (confidence, threshold), directions, seed, machine_notes, command_notes
     )
     if fmt == "json":
         return _json(stored, rendered, not_compared, machine_notes, command_notes, others)
@@ -205,13 +212,13 @@ def _nothing_compared(stored: Stored, names: Sequence[str], fmt: str, command_no
 def _compare_sections(
     sections: Sequence[tuple[str, str | None, dict[str, Any], str]],
     baseline: str,
-    confidence: float,
+    judged: tuple[float, float | None],
     directions: Any,
     seed: int,
     machine_notes: dict[str, str],
     command_notes: dict[str, Any],
 ) -> tuple[list[tuple[str, str | None, list[Any]]], list[tuple[str, str]]]:
-    """Each row compared (its warnings attached), Holm over every row x candidate shown; the rows
+    """Each row compared at ``judged`` (confidence in percent, threshold) (its warnings attached), Holm over every row x candidate shown; the rows
     that could not be compared, with why."""
     from abstat.errors import AbstatError
     from abstat.report.adjust import adjust_sections
@@ -227,7 +234,8 @@ def _compare_sections(
                 data,
                 baseline=baseline,
                 adjust=None,
-                confidence=confidence / 100.0,
+                confidence=judged[0] / 100.0,
+                threshold=judged[1],
                 higher_is_better=higher_is_better(
                     metric, unit, directions.higher_is_better, directions.lower_is_better
                 ),

@@ -13,7 +13,7 @@
 How they are judged is decided here too, once for every command ("one result, one story"):
 :func:`higher_is_better` is the direction of a metric (named in ``--higher-is-better``, else higher when
 its unit ends in ``/s``), and :func:`stored_judging` the analysis ``abstat run`` stored with an experiment
-(its spec's ``analysis``: baseline, confidence, higher-is-better metrics), which every command that reads
+(its spec's ``analysis``: baseline, confidence, higher-is-better metrics, threshold), which every command that reads
 the experiment from a store judges it by unless its flags say otherwise (:meth:`Judging.over`).
 """
 
@@ -111,13 +111,15 @@ NEWEST_READ = 20  # invocations looked at, newest first, for a stored analysis
 @dataclass(frozen=True)
 class Judging:
     """How an experiment's comparisons are judged: the baseline variant (None: the first), the confidence in
-    percent (None: 95), the metrics where higher is better (besides units ending in ``/s``) and those where
-    lower is better (whatever their unit)."""
+    percent (None: 95), the metrics where higher is better (besides units ending in ``/s``), those where
+    lower is better (whatever their unit) and the practical threshold in percent (None: none, as
+    ``--threshold``)."""
 
     baseline: str | None = None
     confidence: float | None = None
     higher_is_better: tuple[str, ...] = ()
     lower_is_better: tuple[str, ...] = ()
+    threshold: float | None = None
 
     def over(
         self,
@@ -126,6 +128,7 @@ class Judging:
         confidence: float | None = None,
         higher_is_better: Iterable[str] = (),
         lower_is_better: Iterable[str] = (),
+        threshold: float | None = None,
     ) -> Judging:
         """These settings with the flags given instead (None: not given); a metric a flag names takes that
         direction, whichever the stored analysis gave it."""
@@ -143,6 +146,7 @@ class Judging:
             self.confidence if confidence is None else confidence,
             tuple(dict.fromkeys([*(n for n in metric_names(self.higher_is_better) if n not in lower), *higher])),
             tuple(dict.fromkeys([*(n for n in metric_names(self.lower_is_better) if n not in higher), *lower])),
+            threshold=self.threshold if threshold is None else threshold,
         )
 
     @property
@@ -153,17 +157,19 @@ class Judging:
 
 def stored_judging(store: Any, experiments: Iterable[str]) -> Judging:
     """The analysis ``abstat run`` stored with ``experiments`` (the newest invocation's spec that has one):
-    the baseline and confidence where every experiment stored the same, the higher-is-better metrics any
-    named; nothing from an experiment stored without one (imported, or by an older abstat).  Read as
+    the baseline, confidence and threshold where every experiment stored the same, the higher-is-better
+    metrics any named; nothing from an experiment stored without one (imported, or by an older abstat).  Read as
     untrusted: a field of the wrong type or range is left out."""
     found = [_stored(store, name) for name in dict.fromkeys(experiments)]
     baselines = {judging.baseline for judging in found}
     levels = {judging.confidence for judging in found}
+    thresholds = {judging.threshold for judging in found}
     return Judging(
         baselines.pop() if len(baselines) == 1 else None,
         levels.pop() if len(levels) == 1 else None,
         tuple(dict.fromkeys(name for judging in found for name in judging.higher_is_better)),
         tuple(dict.fromkeys(name for judging in found for name in judging.lower_is_better)),
+        threshold=thresholds.pop() if len(thresholds) == 1 else None,
     )
 
 
@@ -179,7 +185,7 @@ def judging_of_sets(store_path: str | None, sets: Iterable[Any], by: str = "vari
     with open_store(resolve_store_path(store_path), create=False) as store:
         found = stored_judging(store, experiments)
     if by != "variant" or not any(s.labels.get("variant") == found.baseline for s in sets):
-        found = Judging(None, found.confidence, found.higher_is_better, found.lower_is_better)
+        found = Judging(None, found.confidence, found.higher_is_better, found.lower_is_better, found.threshold)
     return found
 
 
@@ -201,7 +207,8 @@ def _checked(analysis: dict[str, Any]) -> Judging:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 50 <= level <= MAX_CONFIDENCE:
         level = None
     higher, lower = _names(names), _names(analysis.get("lower_is_better"))
-    return Judging(baseline, None if level is None else float(level), higher, lower)
+    level = None if level is None else float(level)
+    return Judging(baseline, level, higher, lower, threshold=_threshold(analysis.get("threshold")))
 
 
 def _names(names: Any) -> tuple[str, ...]:
@@ -209,3 +216,10 @@ def _names(names: Any) -> tuple[str, ...]:
     if not isinstance(names, list) or len(names) > MAX_STORED_NAMES:
         return ()
     return tuple(n for n in names if isinstance(n, str) and 0 < len(n) <= MAX_NAME_CHARS)
+
+
+def _threshold(value: Any) -> float | None:
+    """A stored threshold: a percentage from 0 to below 100, as the spec's ``analysis.threshold`` (else None)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 100:
+        return None
+    return float(value)

@@ -168,14 +168,20 @@ def add_format(
     )
 
 
-def add_threshold(parser: argparse.ArgumentParser) -> None:
+STORED_THRESHOLD = "none; a stored experiment's: as it was run"
+
+
+def add_threshold(parser: argparse.ArgumentParser, *, default: str | None = None) -> None:
+    """``--threshold``, its default said (``STORED_THRESHOLD``: a command that reads experiments from a store,
+    whose default is the threshold ``abstat run --until-decided`` stored with them,
+    :func:`abstat.report.analysis.stored_judging`)."""
     parser.add_argument(
         "--threshold",
         type=threshold_percent,
         default=None,
         metavar="PCT",
         help="practical threshold in percent: changes within +-PCT do not matter "
-        "('equivalent' when the whole interval lies inside)",
+        "('equivalent' when the whole interval lies inside)" + (f" (default {default})" if default else ""),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from abstat.cli.args import (
+    STORED_THRESHOLD,
     ArgumentParser,
     add_baseline,
     add_center,
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="baseline first, then the candidates")
     add_confidence(p, stored=True)
     add_center(p)
-    add_threshold(p)
+    add_threshold(p, default=STORED_THRESHOLD)
     add_higher_is_better(p)
     add_fail_on(p)
     add_seed(p)

@@ -24,8 +24,8 @@ def add_sequential_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--until-decided",
         action="store_true",
-        help="stop as soon as every candidate is proven faster, slower or equivalent within "
-        "--threshold (group-sequential, the error rate spent over the looks); -n or "
+        help="stop as soon as every candidate is proven faster or slower beyond, or equivalent "
+        "within, --threshold (group-sequential, the error rate spent over the looks); -n or "
         "--max-runs is the maximum",
     )
     group.add_argument(
@@ -48,7 +48,7 @@ def add_sequential_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="--until-decided: the metric judged (default: the first --metric, else wall)",
     )
-    add_threshold(parser)
+    add_threshold(parser, default="2 with --until-decided: its looks and the end's verdicts judge by it")
 
 
 def sequential_from_args(args: argparse.Namespace) -> Sequential | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from abstat.cli.args import (
+    STORED_THRESHOLD,
     ArgumentParser,
     add_baseline,
     add_center,
@@ -99,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--adjust", choices=METHODS, default="holm", help="multiple-comparison control over the table (default holm)"
     )
     add_higher_is_better(parser)
-    add_threshold(parser)
+    add_threshold(parser, default=STORED_THRESHOLD)
     add_fail_on(parser)
     add_seed(parser)
     parser.add_argument(

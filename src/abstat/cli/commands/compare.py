@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
 
     unit, unit_notes = align(variant_sides(variants, args.unit, args.store, args.metric), args.metric)
     judging = _judging(args, variants.values())
-    args.confidence = judging.percent  # (the gate's too)
+    args.confidence, args.threshold = judging.percent, judging.threshold  # (the gate's too)
     report = one_row_report(  # a one-row report: the report's steps, Holm over the candidates
         variants,
         baseline=args.baseline,
@@ -161,7 +161,7 @@ def _stored_refs(variants: Any) -> list[str]:
 
 
 def _judging(args: Any, variants: Any) -> Any:
-    """The confidence and higher-is-better metrics compared by: the flags given, else what ``abstat run``
+    """The confidence, higher-is-better metrics and threshold compared by: the flags given, else what ``abstat run``
     stored with the experiments read (:func:`abstat.report.analysis.stored_judging`); the baseline is the
     first input, as written."""
     from abstat.report.analysis import Judging, stored_judging
@@ -175,7 +175,10 @@ def _judging(args: Any, variants: Any) -> Any:
             with open_store(path, create=False) as store:
                 stored = stored_judging(store, [ref.partition(":")[0] for ref in refs])
     return stored.over(
-        confidence=args.confidence, higher_is_better=args.higher_is_better, lower_is_better=args.lower_is_better
+        confidence=args.confidence,
+        higher_is_better=args.higher_is_better,
+        lower_is_better=args.lower_is_better,
+        threshold=args.threshold,
     )
 
 

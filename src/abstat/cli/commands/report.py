@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
 
 def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
     """Stored sets are judged as ``abstat run`` judged them (its baseline, confidence, higher-is-better
-    metrics: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
+    metrics, threshold: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
     from abstat.report.analysis import Judging, judging_of_sets
 
     from abstat.report.inputs import default_by
@@ -99,8 +99,9 @@ def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
         confidence=args.confidence,
         higher_is_better=args.higher_is_better,
         lower_is_better=args.lower_is_better,
+        threshold=args.threshold,
     )
-    args.baseline, args.confidence = judging.baseline, judging.percent
+    args.baseline, args.confidence, args.threshold = judging.baseline, judging.percent, judging.threshold
     args.higher_is_better, args.lower_is_better = list(judging.higher_is_better), list(judging.lower_is_better)
 
 

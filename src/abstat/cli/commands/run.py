@@ -92,6 +92,7 @@ def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
         "seed": spec.seed,
         "higher_is_better": list(analysis.higher_is_better),
         "lower_is_better": list(analysis.lower_is_better),
+        "threshold": analysis.threshold,  # --until-decided's: the end's verdicts are the looks' words
         "color": terminal.color_wanted(sys.stdout),
         "verbose": verbose,
     }

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from abstat.cli.args import (
+    STORED_THRESHOLD,
     ArgumentParser,
     add_baseline,
     add_confidence,
@@ -14,6 +15,7 @@ from abstat.cli.args import (
     add_higher_is_better,
     add_metric_choice,
     add_store,
+    add_threshold,
     add_where,
 )
 from abstat.cli.commands.where import resolve_revisions
@@ -54,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_metric_choice(parser, repeatable=True)
     add_higher_is_better(parser)
     add_confidence(parser, stored=True)
+    add_threshold(parser, default=STORED_THRESHOLD)
     add_format(parser, ("text", "markdown", "json", "csv"), default="text")
     add_where(
         parser,
@@ -123,6 +126,7 @@ def main(argv: list[str]) -> int:
             "confidence": args.confidence,  # None: as the experiment was run (abstat.report.analysis.stored_judging)
             "higher_is_better": args.higher_is_better,
             "lower_is_better": args.lower_is_better,
+            "threshold": args.threshold,  # None: as the experiment was run
             "verbose": True,
             "color": args.format == "text" and terminal.color_wanted(sys.stdout),
         }

@@ -217,6 +217,7 @@ def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) 
                 confidence=judging.percent / 100,
                 higher_is_better=judging.higher_is_better,
                 lower_is_better=judging.lower_is_better,
+                threshold=judging.threshold,
             )
             body = body_parts(report, plots)
             entry["verdict"], entry["words"] = _verdict(report)
@@ -250,8 +251,7 @@ def _history(
     if history is None:
         return {}, []
     report, _ = analyse(history, Settings())
-    judged = judging if judging is not None else Judging()
-    pages, entries = {}, []
+    judged, pages, entries = judging if judging is not None else Judging(), {}, []
     for result in report.results:
         series = result.series
         page = f"series/{slug(name + chr(0) + series.title)}.html"
