@@ -143,6 +143,8 @@ def hodges_lehmann_ratio(
                 f" ({lx.size} against {ly.size} values: even completely separated samples have a permutation "
                 f"p-value of {floor:.2g}, not below {1.0 - confidence:.2g})"
             )
+        elif reference == "permutation" and _unresolved_level(1.0 - confidence):
+            why = "the interval of the ratio is unbounded: " + _unresolved_level(1.0 - confidence)
         return Result("hl_ratio", NAN, (NAN, NAN), NAN, method, center, unit, why, centres=centres, center_kind=kind)
     ci = (to_pct(h.low, "log", 1.0), to_pct(h.high, "log", 1.0))
     result = Result(
@@ -162,6 +164,18 @@ def hodges_lehmann_ratio(
         if min(lx.size, ly.size) <= JOIN_MAX:
             _join_trimmed(result, x, y, confidence, inflate)
     return result
+
+
+def _unresolved_level(alpha: float) -> str:
+    """Why a drawn permutation reference bounds no interval at ``alpha`` when its draws cannot resolve it, or ''."""
+    from abstat.stats.permutation import DRAWS_MAX, unresolved
+
+    if not unresolved(alpha):
+        return ""
+    return (
+        f"the permutation reference's {DRAWS_MAX:,} drawn arrangements resolve no p-value below "
+        f"{1.0 / (DRAWS_MAX + 1.0):.2g}, and the level is {alpha:.2g} (a lower confidence can bound it)"
+    )
 
 
 TRIM = 0.1  # the share trimmed from each end by the small-sample partner test (floor(TRIM n) values)

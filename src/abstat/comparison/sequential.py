@@ -23,8 +23,10 @@ none, or equivalence where the change is at the threshold, stays at most
 (a 3x difference is still settled at the second or third look) and keeps
 about 60% of ``alpha`` for the last look.  A look whose level is below the
 smallest p-value the rank test can reach at its sizes (``2 / C(n_a + n_b,
-n_a)``) is skipped: it could settle nothing, and the permutation reference
-at such a level would cost tens of millions of draws.  ``benchmarks/sequential.py`` measures all of it through
+n_a)``), or, where the reference is drawn, below the smallest p-value its
+draws resolve (``1 / (DRAWS_MAX + 1)``, :func:`smallest_level`), is skipped:
+it could settle nothing (with 1000 runs at most and one candidate: the looks
+at 12 and 18 runs per variant, levels 4e-6 and 9e-6).  ``benchmarks/sequential.py`` measures all of it through
 :meth:`SequentialDesign.decide`, the code ``abstat run`` calls.
 """
 
@@ -118,7 +120,7 @@ class SequentialDesign:
         candidates = [name for name in samples if name != baseline]
         level = self.level(runs, len(candidates))
         for name in candidates:
-            if name in state.settled or level < smallest_p(len(samples[baseline]), len(samples[name])):
+            if name in state.settled or level < smallest_level(len(samples[baseline]), len(samples[name])):
                 continue
             settled = self._judge(compare, samples[baseline], samples[name], name, runs, level, higher_is_better)
             if settled is not None:
@@ -155,6 +157,18 @@ def smallest_p(n_a: int, n_b: int) -> float:
     """The smallest two-sided p-value a rank test can give at these sizes: 2 / C(n_a + n_b, n_a)."""
     log_count = math.lgamma(n_a + n_b + 1) - math.lgamma(n_a + 1) - math.lgamma(n_b + 1)
     return min(1.0, 2.0 * math.exp(-log_count))
+
+
+def smallest_level(n_a: int, n_b: int) -> float:
+    """The smallest level a look at these sizes can settle anything at: :func:`smallest_p`, and where the
+    permutation reference is drawn (more than :data:`~abstat.stats.permutation.EXACT` arrangements) the
+    smallest p-value its draws resolve, ``1 / (DRAWS_MAX + 1)`` (below it the draws are capped and the test
+    rejects nothing: attack22 A2)."""
+    from abstat.stats.permutation import DRAWS_MAX, EXACT
+
+    log_count = math.lgamma(n_a + n_b + 1) - math.lgamma(n_a + 1) - math.lgamma(n_b + 1)
+    floor = smallest_p(n_a, n_b)
+    return max(floor, 1.0 / (DRAWS_MAX + 1.0)) if log_count > math.log(EXACT) else floor
 
 
 def _said(settled: Settled) -> str:

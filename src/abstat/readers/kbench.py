@@ -11,7 +11,8 @@ after another, as LKP and shell loops keep them):
                   summary statistics, N the ``run number K`` lines of that load.
 ``sysbench``      ``events per second``, ``total time``, the latency lines (ms),
                   ``transactions: N (X per sec.)``, ``MiB/sec``.
-``will-it-scale`` its CSV (``tasks,processes,...``): label ``tasks``.
+``will-it-scale`` its CSV (``tasks,processes,...``): label ``tasks``; ``processes``, ``threads`` and
+                  ``linear`` in ``ops/s``.
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ def read_sysbench(path: str, text: str) -> list[SampleSet]:
 
 
 def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
-    """Rows of will-it-scale's CSV: ``processes``, ``threads`` (operations) and the idle percentages,
+    """Rows of will-it-scale's CSV: ``processes``, ``threads`` (operations per second) and the idle percentages,
     label ``tasks``; the row of 0 tasks (the machine idle) is skipped."""
     found: dict[tuple[str, ...], list[float]] = {}
     header: list[str] | None = None
@@ -196,7 +197,15 @@ def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
             continue
         for name, value in zip(header[1:], numbers[1:], strict=False):
             found.setdefault((fields[0], name), []).append(value)
-    units: dict[str, str | None] = {"processes_idle": "%", "threads_idle": "%"}
+    # processes, threads and linear (the 1-task result times tasks) are operations per second, as LKP's
+    # per_process_ops: a throughput, higher is better
+    units: dict[str, str | None] = {
+        "processes": "ops/s",
+        "threads": "ops/s",
+        "linear": "ops/s",
+        "processes_idle": "%",
+        "threads_idle": "%",
+    }
     return _sets(path, found, units, "will-it-scale", ("tasks", "metric"))
 
 

@@ -5,7 +5,8 @@
 ``stress-ng-yaml``  the ``metrics:`` list of ``stress-ng --yaml FILE``.
 ``schbench``        per run (a run ends at ``average rps:``), the last block of each kind (the
                     whole run's percentiles: schbench prints them every interval, cumulated):
-                    ``wakeup-latency.p99.0`` (usec), ``request-latency.*``, ``rps.*`` and ``average-rps``.
+                    ``wakeup-latency.p99.0`` (usec), ``request-latency.*``, ``rps.*`` and ``average-rps``
+                    (requests per second, unit ``1/s``).
 
 A file of several runs (one output after another) gives one value per run.
 """
@@ -45,6 +46,8 @@ STRESS_UNITS = {
     "cpu-used-per-instance": "%",
     "rss-max": "KB",
 }
+# a figure that is a rate (``write128 MB/sec``, ``... per second``): its unit ends in /s (higher is better)
+MISC_RATE = re.compile(r"(?:\b(\w+)/|\bper )sec(?:ond)?s?$")
 SCHBENCH_HEAD = re.compile(r"^(Wakeup Latencies|Request Latencies|RPS) percentiles \((\w+)\)")
 SCHBENCH_ROW = re.compile(rf"^\s*\*?\s*({_NUM})th:\s*({_NUM})\b")
 SCHBENCH_END = re.compile(rf"^average rps:\s*({_NUM})")
@@ -97,7 +100,11 @@ def read_stress_ng(path: str, text: str) -> list[SampleSet]:
             continue
         misc = STRESS_MISC.match(body)
         if misc:
-            _add(found, (misc.group(1), _misc_metric(misc)), _float(misc.group(2)))
+            metric = _misc_metric(misc)
+            _add(found, (misc.group(1), metric), _float(misc.group(2)))
+            rate = MISC_RATE.search(misc.group(3).strip())
+            if rate:
+                units[metric] = f"{rate.group(1) or '1'}/s"
     return _sets(path, found, units, "stress-ng", ("stressor", "metric"))
 
 
@@ -180,7 +187,9 @@ def read_schbench(path: str, text: str) -> list[SampleSet]:
 def _schbench_kind(head: re.Match[str]) -> tuple[str, str | None]:
     """The metric of a block of percentiles (``wakeup-latency``, ``request-latency``, ``rps``) and its unit."""
     kind = head.group(1).split()[0].lower()
-    return ("rps" if kind == "rps" else f"{kind}-latency"), ("us" if head.group(2) == "usec" else None)
+    if kind == "rps":  # requests per second, as average-rps: a throughput, higher is better
+        return "rps", "1/s"
+    return f"{kind}-latency", ("us" if head.group(2) == "usec" else None)
 
 
 def _add_schbench_run(found: dict[tuple[str, str], list[float]], last: dict[str, float]) -> None:

@@ -43,11 +43,16 @@ import numpy as np
 
 from abstat.stats.permutation_moments import dense_moments, sparse_moments, untied_moments
 from abstat.stats.permutation_strata import Weighted, stratified, weighted
+from abstat.stats.permutation_tail import beyond
 from abstat.stats.permutation_tables import TABLES_MAX, count_tables, mid_p, tables
 from abstat.stats.permutation_tables import critical as tables_critical
 
 EXACT = 20_000  # enumerate the arrangements up to this many
 DRAWS = 10_000  # else draw at least this many (more for small alpha)
+# and at most this many, whatever alpha (attack22 A2: 50 / alpha unbounded took 2-5 GB at the 1e-6..1e-10 levels
+# of run --until-decided's early looks): ~50 MB and 0.4 s at 18 against 18; a level below 1 / (B + 1) is not
+# resolved by B draws: there the p-value is at least 1 / (B + 1) and the critical value infinite (no rejection)
+DRAWS_MAX = 100_000
 _MASK = (1 << 64) - 1
 
 
@@ -226,9 +231,15 @@ def draws_for(alpha: float) -> tuple[int, int]:
     """Monte Carlo arrangements for a test at level ``alpha``: a first batch
     (enough for the critical value at ``alpha``), and the total drawn when
     the p-value is not already clearly above ``alpha`` (enough that it
-    resolves ``alpha / 10``)."""
-    first = max(1_000, int(math.ceil(50.0 / alpha)))
-    return first, max(DRAWS, int(math.ceil(10.0 / alpha)), first)  # a small alpha's first batch is the most
+    resolves ``alpha / 10``); both at most :data:`DRAWS_MAX`."""
+    first = min(DRAWS_MAX, max(1_000, int(math.ceil(50.0 / alpha))))
+    return first, min(DRAWS_MAX, max(DRAWS, int(math.ceil(10.0 / alpha)), first))  # a small alpha's first: the most
+
+
+def unresolved(alpha: float) -> bool:
+    """Whether ``alpha`` is below what :func:`draws_for`'s draws resolve (``1 / (DRAWS_MAX + 1)``): a drawn
+    reference then gives no p-value below that floor, and rejects nothing at ``alpha``."""
+    return alpha * (draws_for(alpha)[1] + 1.0) < 1.0
 
 
 def bm_permutation(
@@ -270,6 +281,7 @@ def bm_permutation(
     if not tied and stratified(total, m):  # the sizes' drawn reference weighted to the rank sum's exact law
         law = untied_weighted(total, m, *draws_for(alpha), seed)
         p = law.p_value(observed, float(where.sum()) - m * (m - 1) / 2.0)
+        p = max(p, 1.0 / (draws_for(alpha)[1] + 1.0)) if unresolved(alpha) else p
         return PermutationTest(observed, p, law.reference, False, np.diff(np.append(0.0, law.cumulative)))
     first, most = draws_for(alpha)
     reference = _reference(pooled, m, first, seed, 1)
@@ -285,6 +297,8 @@ def bm_permutation(
     reference = np.sort(reference)[::-1]
     if hits == 0:
         p = beyond(reference, observed, pooled.total, m)
+    if unresolved(alpha):  # no p-value below 1 / (B + 1), extrapolated or of the first batch, at such a level
+        p = max(p, 1.0 / (reference.size + 1.0))
     return PermutationTest(observed, min(1.0, p), reference, False)
 
 
@@ -298,34 +312,6 @@ def _half_at(reference: np.ndarray, observed: float, tied: bool) -> float:
         return 0.0
     low, high = observed * (1.0 - 1e-9), observed * (1.0 + 1e-9)
     return 0.5 * float(np.count_nonzero((reference >= low) & (reference <= high)))
-
-
-TAIL = 10  # the drawn statistic of this rank anchors the tail beyond the draws
-
-
-def beyond(reference: np.ndarray, observed: float, total: int, m: int) -> float:
-    """The p-value of a statistic beyond every drawn one (descending
-    ``reference``): Student's t tail with the degrees of freedom at which its
-    tail holds the drawn share at the :data:`TAIL`-th largest draw (the
-    permutation distribution's own tail weight, heavier than the
-    Welch-Satterthwaite t's at small n), between the exact floor ``2 /
-    C(total, m)`` and ``1 / (draws + 1)``."""
-    from abstat.stats.distributions import brentq, stdtr
-
-    draws = reference.size
-    share = TAIL / draws
-    anchor = float(reference[TAIL - 1])
-    floor = math.exp(math.log(2.0) - (math.lgamma(total + 1) - math.lgamma(m + 1) - math.lgamma(total - m + 1)))
-    ceiling = 1.0 / (draws + 1.0)
-    if not (math.isfinite(anchor) and anchor > 0.0 and math.isfinite(observed)):
-        return max(floor, ceiling if math.isfinite(observed) else floor)
-    if 2.0 * stdtr(math.inf, -anchor) >= share:  # a tail lighter than the normal's: the normal's
-        df = math.inf
-    elif 2.0 * stdtr(1.0, -anchor) <= share:
-        df = 1.0
-    else:
-        df = brentq(lambda d: 2.0 * stdtr(d, -anchor) - share, 1.0, 1e6, xtol=1e-6)
-    return min(ceiling, max(floor, 2.0 * stdtr(df, -observed)))
 
 
 def _log_arrangements(total: int, m: int) -> float:
@@ -358,7 +344,7 @@ def _untied_critical(total: int, m: int, alpha: float, seed: int) -> float:
     """:func:`interval_critical` of untied samples (``T`` depends on the ranks alone): every arrangement, or
     the test's drawn ones weighted to the exact law of the rank sum (:func:`untied_weighted`)."""
     if _log_arrangements(total, m) > math.log(EXACT) + 1e-9 and stratified(total, m):
-        return untied_weighted(total, m, *draws_for(alpha), seed).critical(alpha)
+        return math.inf if unresolved(alpha) else untied_weighted(total, m, *draws_for(alpha), seed).critical(alpha)
     untied = Pooled(np.arange(total), np.arange(total + 1), np.ones(total, dtype=np.int64), total)
     return _critical(untied, m, alpha, seed)
 

@@ -35,6 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from abstat.stats.permutation import EXACT, Pooled, all_subsets, draws_for, random_subsets, statistics, uniforms
+from abstat.stats.permutation import unresolved
 from abstat.stats.permutation import untied_weighted
 from abstat.stats.permutation_strata import stratified
 
@@ -67,6 +68,8 @@ def rejects(t: np.ndarray, n1: int, n2: int, alpha: float, u: np.ndarray | None 
     ``u`` (:func:`statistic_and_sum`: needed where ``compare`` weights its draws to the law of ``u``,
     :func:`abstat.stats.permutation.untied_weighted`)."""
     m, total = min(n1, n2), n1 + n2
+    if math.comb(total, m) > EXACT and unresolved(alpha):  # draws capped: p >= 1 / (B + 1) > alpha
+        return np.zeros(np.shape(t), dtype=bool)
     if math.comb(total, m) > EXACT and stratified(total, m):
         if u is None:
             raise ValueError("u: the sums of placements are needed where the draws are weighted")

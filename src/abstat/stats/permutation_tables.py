@@ -11,7 +11,7 @@ sizes and the seed alone, so every data set of one pooled table shared one draw'
 levels the same few pooled tables recur; its first batch of 1,000 also stopped on the full count and
 reported the mid-p-value from it.  The same law ``abstat.comparison.grid_permutation`` assumes for
 ``plan``'s power.  The p-value is kept at or above ``2 / C(N, m)``, the floor of the drawn test's tail
-(:func:`abstat.stats.permutation.beyond`): the mid-p-value of completely separated samples would halve
+(:func:`abstat.stats.permutation_tail.beyond`): the mid-p-value of completely separated samples would halve
 the two extreme tables' probability, below what the test reported before (Holm's far tail).
 """
 

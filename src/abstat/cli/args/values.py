@@ -20,7 +20,7 @@ def percent(text: str) -> float:
     return _percent_value(text)[0]
 
 
-MAX_CONFIDENCE = 99.99  # percent: the permutation test draws 50 / alpha arrangements (attack21 B4: 99.999, 2.3 GB)
+MAX_CONFIDENCE = 99.99  # percent (attack21 B4: 99.999 took 2.3 GB; the draws are capped since attack22 A2)
 
 
 def confidence_percent(text: str) -> float:

@@ -31,11 +31,16 @@ _EXPERIMENTS = {
     "preamble": {
         "bash": """
 _abstat_experiments() {
-  local i IFS=$'\\n' store=()
+  # the names are data: never given to compgen -W (it expands $(...), `...`, ${...} in its words); each
+  # name, matched by prefix (as stored or as quoted), is printed quoted by printf %q
+  local i name quoted store=()
   for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
     [[ ${COMP_WORDS[i]} == --store ]] && store=(--store "${COMP_WORDS[i+1]}")
   done
-  compgen -W "$(abstat list --names "${store[@]}" 2>/dev/null)" -- "$1"
+  while IFS= read -r name; do
+    printf -v quoted %q "$name"
+    if [[ $name == "$1"* || $quoted == "$1"* ]]; then printf '%s\\n' "$quoted"; fi
+  done < <(abstat list --names "${store[@]}" 2>/dev/null)
 }""",
         "zsh": """
 _abstat_experiments() {

@@ -76,7 +76,9 @@ def _names(path: str) -> int:
             names = store.experiment_names()
     except (AbstatError, OSError):
         return 0
-    sys.stdout.write("".join(name + "\n" for name in names if "\n" not in name))
+    # a name holding a control character (a newline, an escape sequence) is left out: printed it would
+    # break the one-a-line list or speak to the terminal, and no completion of it could be typed back
+    sys.stdout.write("".join(name + "\n" for name in names if name.isprintable()))
     return 0
 
 
