@@ -120,6 +120,7 @@ class Judging:
     higher_is_better: tuple[str, ...] = ()
     lower_is_better: tuple[str, ...] = ()
     threshold: float | None = None
+    disputed: tuple[str, ...] = ()  # metrics whose direction the experiments' stored analyses disagree on
 
     def over(
         self,
@@ -134,9 +135,15 @@ class Judging:
         direction, whichever the stored analysis gave it."""
         higher, lower = metric_names(higher_is_better), metric_names(lower_is_better)
         both = [name for name in higher if name in lower]
+        unsettled = [name for name in self.disputed if not {name, "all"} & {*higher, *lower}]
+        if unsettled:
+            raise UsageError(
+                f"the experiments compared were run with different directions for {unsettled[0]!r} "
+                "(--higher-is-better or --lower-is-better in one, not in another): say which with "
+                "{higher_is_better} or {lower_is_better}",
+                fields=["higher_is_better", "lower_is_better"],
+            )
         if both:
-            from abstat.errors import UsageError
-
             raise UsageError(
                 f"{{higher_is_better}} and {{lower_is_better}} both name {both[0]!r}",
                 fields=["higher_is_better", "lower_is_better"],
@@ -157,20 +164,36 @@ class Judging:
 
 def stored_judging(store: Any, experiments: Iterable[str]) -> Judging:
     """The analysis ``abstat run`` stored with ``experiments`` (the newest invocation's spec that has one):
-    the baseline, confidence and threshold where every experiment stored the same, the higher-is-better
-    metrics any named; nothing from an experiment stored without one (imported, or by an older abstat).  Read as
-    untrusted: a field of the wrong type or range is left out."""
-    found = [_stored(store, name) for name in dict.fromkeys(experiments)]
+    the baseline, confidence and threshold where every experiment stored the same; the metrics named
+    higher- or lower-is-better by every experiment stored with an analysis, and those some name and others do
+    not as ``disputed`` (:meth:`Judging.over` refuses them unless a flag names them: an experiment, e.g. a fork's
+    artifact imported beside a trusted baseline, cannot turn a metric's direction for all, attack22 A13);
+    nothing from an experiment stored without one (imported, or by an older abstat).  Read as untrusted: a
+    field of the wrong type or range is left out."""
+    stored = [_stored(store, name) for name in dict.fromkeys(experiments)]
+    found = [judging or Judging() for judging in stored]
     baselines = {judging.baseline for judging in found}
     levels = {judging.confidence for judging in found}
     thresholds = {judging.threshold for judging in found}
+    analysed = [judging for judging in stored if judging is not None]
+    higher, higher_disputed = _agreed(analysed, "higher_is_better")
+    lower, lower_disputed = _agreed(analysed, "lower_is_better")
     return Judging(
         baselines.pop() if len(baselines) == 1 else None,
         levels.pop() if len(levels) == 1 else None,
-        tuple(dict.fromkeys(name for judging in found for name in judging.higher_is_better)),
-        tuple(dict.fromkeys(name for judging in found for name in judging.lower_is_better)),
+        higher,
+        lower,
         threshold=thresholds.pop() if len(thresholds) == 1 else None,
+        disputed=tuple(dict.fromkeys([*higher_disputed, *lower_disputed])),
     )
+
+
+def _agreed(found: list[Judging], field: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The metric names every analysis in ``found`` gives ``field``, and those only some give."""
+    named = [metric_names(getattr(judging, field)) for judging in found]
+    every = [name for name in dict.fromkeys(n for names in named for n in names) if all(name in n for n in named)]
+    some = [name for names in named for name in names if name not in every]
+    return tuple(every), tuple(dict.fromkeys(some))
 
 
 def judging_of_sets(store_path: str | None, sets: Iterable[Any], by: str = "variant") -> Judging:
@@ -185,11 +208,13 @@ def judging_of_sets(store_path: str | None, sets: Iterable[Any], by: str = "vari
     with open_store(resolve_store_path(store_path), create=False) as store:
         found = stored_judging(store, experiments)
     if by != "variant" or not any(s.labels.get("variant") == found.baseline for s in sets):
-        found = Judging(None, found.confidence, found.higher_is_better, found.lower_is_better, found.threshold)
+        found = Judging(
+            None, found.confidence, found.higher_is_better, found.lower_is_better, found.threshold, found.disputed
+        )
     return found
 
 
-def _stored(store: Any, experiment: str) -> Judging:
+def _stored(store: Any, experiment: str) -> Judging | None:
     for count, settings in enumerate(store.settings_newest_first(experiment)):
         spec = settings.get("spec") if isinstance(settings, dict) else None
         analysis = spec.get("analysis") if isinstance(spec, dict) else None
@@ -197,7 +222,7 @@ def _stored(store: Any, experiment: str) -> Judging:
             return _checked(analysis)
         if count + 1 >= NEWEST_READ:
             break
-    return Judging()
+    return None
 
 
 def _checked(analysis: dict[str, Any]) -> Judging:

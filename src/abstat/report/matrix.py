@@ -212,8 +212,8 @@ def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
     "Unit ... assume=exact"); both cells then show its centres and the counts of the samples compared."""
     from abstat.report.analysis import common_unit_data, compare_pair, higher_is_better, is_exact
 
-    metric = cell.sample_set.labels.get("metric")
-    higher = higher_is_better(metric, cell.sample_set.unit or metric, options.higher_is_better, options.lower_is_better)
+    metric = cell.sample_set.labels.get("metric")  # the direction by the baseline's unit (attack22 A13)
+    higher = higher_is_better(metric, base.sample_set.unit or metric, options.higher_is_better, options.lower_is_better)
     names = (base.name, cell.name)
     if is_exact(base.sample_set, cell.sample_set):
         from abstat.report.exact import exact_comparison

@@ -97,8 +97,13 @@ def main(argv: list[str]) -> int:
     from abstat.render.unit_align import align, variant_sides
     from abstat.report.matrix import one_row_report
 
-    unit, unit_notes = align(variant_sides(variants, args.unit, args.store, args.metric), args.metric)
-    judging = _judging(args, variants.values())
+    sides = variant_sides(variants, args.unit, args.store, args.metric)
+    base_side = next((side for side in sides if side.name == args.baseline), sides[0])
+    unit, unit_notes = align(sides, args.metric)
+    judging = _judging(args, variants)
+    # the direction by the baseline's unit only: a candidate's own unit (a fork's 'op/s') does not turn a
+    # slowdown into a gain (attack22 A13)
+    direction_unit = unit if base_side.unit else None
     args.confidence, args.threshold = judging.percent, judging.threshold  # (the gate's too)
     report = one_row_report(  # a one-row report: the report's steps, Holm over the candidates
         variants,
@@ -107,7 +112,7 @@ def main(argv: list[str]) -> int:
         confidence=args.confidence / 100.0,
         center=args.center,
         threshold=args.threshold,
-        higher_is_better=_higher_is_better(args, variants.values(), unit, judging),
+        higher_is_better=_higher_is_better(args, variants.values(), direction_unit, judging),
         seed=args.seed,
         outliers=args.outliers,
     )
@@ -161,19 +166,22 @@ def _stored_refs(variants: Any) -> list[str]:
 
 
 def _judging(args: Any, variants: Any) -> Any:
-    """The confidence, higher-is-better metrics and threshold compared by: the flags given, else what ``abstat run``
-    stored with the experiments read (:func:`abstat.report.analysis.stored_judging`); the baseline is the
-    first input, as written."""
+    """The confidence, directions and threshold compared by: the flags given, else what ``abstat run`` stored
+    with the baseline's experiment (:func:`abstat.report.analysis.stored_judging`; the baseline is the first
+    input, or --baseline's).  A candidate's stored analysis is not read: a fork's artifact compared against a
+    trusted baseline must not choose how it is judged (attack22 A13)."""
     from abstat.report.analysis import Judging, stored_judging
 
-    stored, refs = Judging(), _stored_refs(variants)
+    stored = Judging()
+    base = variants.get(args.baseline) if args.baseline else next(iter(variants.values()))
+    refs = _stored_refs([base]) if base is not None else []
     if refs:
         from abstat.store import open_store, resolve_store_path, store_exists
 
         path = resolve_store_path(args.store)
         if store_exists(path):  # (as abstat.store.resolved_unit: a variant resolved elsewhere has none)
             with open_store(path, create=False) as store:
-                stored = stored_judging(store, [ref.partition(":")[0] for ref in refs])
+                stored = stored_judging(store, [refs[0].partition(":")[0]])
     return stored.over(
         confidence=args.confidence,
         higher_is_better=args.higher_is_better,
