@@ -62,8 +62,8 @@ def test_report_refuses_experiments_that_disagree_on_a_direction(abstat_cli, tmp
     done = abstat_cli("report", "--store", db, *layout, *GATE)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "abstat report: the experiments compared were run with different directions for 't' (--higher-is-better "
-        "or --lower-is-better in one, not in another): say which with --higher-is-better or --lower-is-better"
+        "abstat report: the experiments compared were run with different directions for 't' (named higher- or "
+        "lower-is-better in one, not in another): say which with --higher-is-better or --lower-is-better"
     ]
     done = abstat_cli("report", "--store", db, *layout, "--lower-is-better", "t", *GATE)
     assert done.returncode == 1, done.stdout + done.stderr

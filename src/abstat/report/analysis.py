@@ -139,7 +139,7 @@ class Judging:
         if unsettled:
             raise UsageError(
                 f"the experiments compared were run with different directions for {unsettled[0]!r} "
-                "(--higher-is-better or --lower-is-better in one, not in another): say which with "
+                "(named higher- or lower-is-better in one, not in another): say which with "
                 "{higher_is_better} or {lower_is_better}",
                 fields=["higher_is_better", "lower_is_better"],
             )

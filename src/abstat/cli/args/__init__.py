@@ -172,16 +172,18 @@ STORED_THRESHOLD = "none; a stored experiment's: as it was run"
 
 
 def add_threshold(parser: argparse.ArgumentParser, *, default: str | None = None) -> None:
-    """``--threshold``, its default said (``STORED_THRESHOLD``: a command that reads experiments from a store,
-    whose default is the threshold ``abstat run --until-decided`` stored with them,
-    :func:`abstat.report.analysis.stored_judging`)."""
+    """``--threshold``, one help text for every command (tests/cli/test_cli_grammar.py): its default is none,
+    2 for ``run --until-decided``, and for a command that reads experiments from a store the threshold
+    ``abstat run --until-decided`` stored with them (:func:`abstat.report.analysis.stored_judging`); ``default``
+    is kept for the callers' record of which applies."""
     parser.add_argument(
         "--threshold",
         type=threshold_percent,
         default=None,
         metavar="PCT",
         help="practical threshold in percent: changes within +-PCT do not matter "
-        "('equivalent' when the whole interval lies inside)" + (f" (default {default})" if default else ""),
+        "('equivalent' when the whole interval lies inside) (default none; run --until-decided: 2, its looks "
+        "and the end's verdicts judge by it; a stored experiment: as it was run)",
     )
 
 
