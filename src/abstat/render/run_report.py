@@ -190,6 +190,7 @@ def _text(
 
     parts = _tables(stored, rendered, fmt, color, verbose)
     clean = escape.markdown if fmt == "markdown" else escape.terminal
+    parts += _unreachable(rendered)
     parts += [clean(f"{stored.experiment}: {name}: not compared: {reason}") for name, reason in not_compared]
     if not rendered:
         parts += [clean(f"warning: {note}") for note in [*machine_notes.values(), *_with_advice(command_notes)]]
@@ -197,6 +198,22 @@ def _text(
         parts += ["", *monitors.lines(others, markdown=fmt == "markdown")]
     parts += note_lines(stored.notes(), markdown=fmt == "markdown")
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _unreachable(rendered: Sequence[tuple[str, str | None, list[Any]]]) -> list[str]:
+    """report's line when no comparison of the family (every row x candidate, Holm) can be significant
+    whatever the data (:func:`abstat.report.adjust.unreachable`): run and show said "no difference proven" for
+    intervals far from 0 with nothing telling why (newcomer22 #3)."""
+    from abstat.report.adjust import unreachable
+
+    family = [c for _, _, comparisons in rendered for c in comparisons if c.p_value is not None]
+    ranks = [c for c in family if "permutation" in c.method]
+    line = unreachable(ranks, "holm", 1.0 - ranks[0].confidence, len(family)) if ranks else None
+    if line and len(ranks) < len(family):
+        line = line.replace(
+            "No cell can be significant", "A cell compared by ranks can be significant only after another", 1
+        )
+    return ["", line] if line else []
 
 
 def _nothing_compared(stored: Stored, names: Sequence[str], fmt: str, command_notes: dict[str, Any]) -> str:

@@ -107,12 +107,14 @@ def follow_adjusted(comparison: Any, significant: bool) -> Any:
     return dataclasses.replace(comparison, significant=significant, verdict=verdict)
 
 
-def unreachable(comparisons: Sequence[Any], method: str, alpha: float) -> str | None:
+def unreachable(comparisons: Sequence[Any], method: str, alpha: float, size: int | None = None) -> str | None:
     """Why no comparison of the family can be significant, whatever the data (one sentence), or None.
 
     A rank test on a permutation reference cannot give a p-value below ``2 / C(n_a + n_b, n_a)`` (ties
     only raise it); Holm needs ``m`` times the smallest p below ``alpha``, Benjamini-Hochberg and no
-    adjustment the smallest p itself.  Said only when every comparison of the family has such a floor."""
+    adjustment the smallest p itself.  Said only when every comparison of the family has such a floor;
+    ``size``: the family's size when ``comparisons`` are only its rank-test members (run and show's note:
+    none of them can be the first Holm passes)."""
     from abstat.comparison.sequential import smallest_p
 
     family = [c for c in comparisons if c.p_value is not None]
@@ -120,12 +122,12 @@ def unreachable(comparisons: Sequence[Any], method: str, alpha: float) -> str | 
         return None
     sizes = [tuple(c.runs if c.unit == "runs" and c.runs else c.n) for c in family]
     floor, (n_a, n_b) = min((smallest_p(a, b), (a, b)) for a, b in sizes)
-    m = len(family) if method == "holm" else 1
+    m = (size or len(family)) if method == "holm" else 1
     if m * floor <= alpha:
         return None
     unit = family[0].unit if len({c.unit for c in family}) == 1 else "values"
     rule = (
-        f"Holm over {len(family)} comparisons needs one below {alpha / m:.2g}"
+        f"Holm over {m} comparisons needs one below {alpha / m:.2g}"
         if m > 1
         else f"it must be below {alpha:.2g}"
     )

@@ -56,6 +56,8 @@ def main(argv: list[str]) -> int:
         exit_codes=args.format == "hyperfine",
         machines=False,  # the report's own read below (add_machines): not every set's record
     )
+    if not args.inputs:
+        sets = _without_saved_baselines(args, sets)
     _judge_as_stored(args, sets)
     to_terminal = args.output is None and sys.stdout.isatty()
     fmt = _format(args.format, to_terminal)
@@ -83,6 +85,32 @@ def main(argv: list[str]) -> int:
     from abstat.cli.commands.compare_extra import gate_status
 
     return gate_status(args, report=report) if report is not None else 0
+
+
+def _without_saved_baselines(args: argparse.Namespace, sets: Any) -> Any:
+    """A store's sets without its saved baselines (``baseline@NAME``: copies of an experiment's runs, counted
+    twice in Holm's family and the summary row beside the experiment itself: newcomer22 #5), unless --where
+    names experiments; a note on standard error says what was left out and how to include it."""
+    from abstat.store.baselines import PREFIX
+
+    if any(item.split("=", 1)[0].strip() == "experiment" for item in args.where or []):
+        return sets
+    saved = sorted({s.labels.get("experiment", "") for s in sets} - {""})
+    saved = [name for name in saved if name.startswith(PREFIX)]
+    kept = [s for s in sets if not str(s.labels.get("experiment", "")).startswith(PREFIX)]
+    if not saved or not kept:
+        return sets
+    from abstat.render import escape
+
+    names = ", ".join(saved)
+    sys.stderr.write(
+        escape.terminal(
+            f"abstat report: note: left out the saved baseline(s) {names} (copies of stored runs); "
+            f"--where experiment={saved[0]} includes one"
+        )
+        + "\n"
+    )
+    return kept
 
 
 def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
