@@ -152,3 +152,13 @@ def test_grid_step_without_unique():
         gaps = np.diff(values).astype(np.int64)
         expected = float(np.gcd.reduce(gaps)) if values.size > 1 else 0.0
         assert grid_step(sides) == expected
+
+
+@pytest.mark.parametrize("kind", ["grid", "counts", "constant", "mixed", "zeros"])
+def test_group_variance_is_the_variance_of_the_group_means(kind):
+    rng = np.random.default_rng(sum(map(ord, kind)) + 5)
+    for n in [2, 3, 10, 400, 5000, 9000]:  # (9000 grid values: levels of more than POINTS values, weighted)
+        sample = bm.spread_ties(np.sort(_sample(kind, n, rng)))
+        points = sample.values.size
+        for per_value in (rng.integers(0, 4 * n, points) * 0.25, rng.normal(0.0, 1.0, points), np.zeros(points)):
+            assert sample.group_variance(per_value) == sample.variance(sample.group_means(per_value)), (kind, n)

@@ -271,7 +271,8 @@ def rank_correlations(
     :data:`DRIFT_MIN_N` values or a constant sample (``ordered``: the values sorted, if known;
     ``starts``: its :func:`level_starts`, if made)."""
     n = values.size
-    if n < DRIFT_MIN_N or _constant(values, ordered):  # (constant: the ranks' spread below is 0)
+    # (constant: the ranks' spread below is 0; from the sort's ends if made: False with a NaN, sorted last)
+    if n < DRIFT_MIN_N or (values.min() == values.max() if ordered is None else ordered[0] == ordered[-1]):
         return None
     # Up to EXACT_SUMS values, the sums of squares of 1..n less their mean are exact in doubles, whatever
     # the order of the additions (multiples of 1/4 below 2^51): n (n^2 - 1) / 12, for the index and,
@@ -289,16 +290,24 @@ def rank_correlations(
     spread = n * (n * n - 1) / 12 if untied else float(np.add.reduce(centred * centred))  # (np.sum's reduction)
     if spread == 0.0:
         return None
-    idx = np.arange(n, dtype=float)
-    idx -= (n - 1) / 2 if closed else idx.mean()
+    idx = _centred_index(n) if closed else np.arange(n, dtype=float)
+    if not closed:
+        idx -= idx.mean()
     squares = n * (n * n - 1) / 12 if closed else float(np.add.reduce(idx * idx))
     rho = float(np.add.reduce(idx * centred)) / math.sqrt(squares * spread)
     return rho, float(np.add.reduce(centred[1:] * centred[:-1])) / spread
 
 
-def _constant(values: np.ndarray, ordered: np.ndarray | None) -> bool:
-    """``values.min() == values.max()`` (False with a NaN), from the ends of ``ordered`` if given (NaN last)."""
-    return bool(values.min() == values.max()) if ordered is None else bool(ordered[0] == ordered[-1])
+_INDEX: list[np.ndarray] = [np.zeros(0)]  # the last sample size's positions less their mean (read only)
+
+
+def _centred_index(n: int) -> np.ndarray:
+    """``0..n-1`` less ``(n - 1) / 2`` (kept for the next sample of that size: the other side of a comparison)."""
+    if _INDEX[0].size != n:
+        idx = np.arange(n, dtype=float)
+        idx -= (n - 1) / 2
+        _INDEX[0] = idx
+    return _INDEX[0]
 
 
 def drift(
