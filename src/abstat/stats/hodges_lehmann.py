@@ -314,7 +314,8 @@ def spread_pair(x: np.ndarray, y: np.ndarray) -> tuple[Spread, Spread]:
     (:mod:`abstat.stats.tie_cells`): what the comparison and ``plan``'s sizing read."""
     xs, ys = np.sort(x), np.sort(y)
     starts = level_starts(xs), level_starts(ys)
-    limit = cell_limit(xs[starts[0]], ys[starts[1]])  # (the gaps between distinct values: between the levels)
+    levels = [v if k.size == v.size else v[k] for v, k in zip((xs, ys), starts, strict=True)]  # (untied: all)
+    limit = cell_limit(*levels)  # (the gaps between distinct values are those between the levels)
     sx = spread_ties(xs, limit, starts[0])
     seen(limit, sx)
     return sx, spread_ties(ys, limit, starts[1])
