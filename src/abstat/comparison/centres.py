@@ -51,7 +51,7 @@ def on_integer_grid(values: Any) -> bool:
     import numpy as np
 
     array = np.asarray(values, dtype=float)
-    return bool(array.size) and bool(np.all(np.isfinite(array))) and bool(np.all(array == np.round(array)))
+    return bool(array.size) and bool(np.isfinite(array).all()) and bool((array == np.round(array)).all())
 
 
 def shown_median(values: Any) -> float:
@@ -92,7 +92,8 @@ def agree(comparison: Any, baseline: Any, candidate: Any, ordered: Sequence[Any]
         if base_runs is None or candidate_runs is None:
             return comparison
         flat = [np.sort(_concatenate(base_runs)), np.sort(_concatenate(candidate_runs))]
-    grids = [on_integer_grid(values) for values in flat]
+    levels = [_runs_once(values) for values in flat]  # (sorted: each side's distinct values)
+    grids = [on_integer_grid(values) for values in levels]  # (whole and finite: every value iff every level)
     integer = all(grids)
     centres, kind = comparison.centers, comparison.center_kind
     if comparison.estimand in _MEDIAN_ESTIMANDS or not centres:
@@ -100,7 +101,7 @@ def agree(comparison: Any, baseline: Any, candidate: Any, ordered: Sequence[Any]
     changed = dataclasses.replace(
         comparison, centers=list(centres), center_kind=kind, warnings=list(comparison.warnings)
     )
-    warning = _disagreement_warning(comparison, centres, kind, flat if integer else None)
+    warning = _disagreement_warning(comparison, centres, kind, levels if integer else None)
     if warning is not None:
         changed.warnings.append(warning)
     return changed
@@ -142,7 +143,8 @@ def grid_step(sides: Sequence[Any]) -> float:
     (1 for counts; 0 when there is no difference to measure it by)."""
     import numpy as np
 
-    values = np.unique(np.concatenate([_runs_once(np.asarray(side, dtype=float)) for side in sides]))
+    # (np.unique's values: sorted, each once; whole numbers, so no NaN to collapse)
+    values = _runs_once(np.sort(np.concatenate([_runs_once(np.asarray(side, dtype=float)) for side in sides])))
     if values.size < 2:
         return 0.0
     step = 0
@@ -158,7 +160,12 @@ def _runs_once(values: Any) -> Any:
     are left to sort of a sorted, tied side (grid data: a handful of levels)."""
     import numpy as np
 
-    return values[np.r_[True, values[1:] != values[:-1]]] if values.size else values
+    if not values.size:
+        return values
+    new = np.empty(values.size, dtype=bool)
+    new[0] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    return values[new]
 
 
 def disagreement(before: float, after: float, delta_pct: float, ci_pct: Sequence[float] | None) -> str:

@@ -164,7 +164,8 @@ def _compare(
     else:
         assert vx.runs is not None and vy.runs is not None
         tied = _tied(wx, wy, factor)
-        result = flat_change(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed, tied)
+        ordered = (kept[0], kept[1]) if tied is not None and kept is not None and len(kept) == 2 else None
+        result = flat_change(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed, tied, ordered)
     result = _beyond_range(_constant_side(result, sx, sy), lost)
     if result.cannot:
         warnings.append(StatWarning("cannot-judge", result.cannot))

@@ -23,9 +23,10 @@ def flat_change(
     lag1: tuple[float | None, float | None] = (None, None),
     seed: int = 0,
     tied: tuple[bool, bool] | None = None,
+    ordered: tuple[Any, Any] | None = None,
 ) -> analyses.Result:
     """Independent samples: the default rule, medians or means (``tied``: whether each is heavily
-    tied, :func:`abstat.stats.diagnostics.heavily_tied`, if known)."""
+    tied, :func:`abstat.stats.diagnostics.heavily_tied`, if known; ``ordered``: both sorted, if known)."""
     import numpy as np
 
     from abstat.comparison import estimands
@@ -33,10 +34,13 @@ def flat_change(
 
     assert vx.runs is not None and vy.runs is not None
     x, y = vx.runs[0], vy.runs[0]
-    positive = bool(np.all(x > 0) and np.all(y > 0))
+    if ordered is not None:  # (the least values first)
+        positive = bool(ordered[0][0] > 0 and ordered[1][0] > 0)
+    else:
+        positive = bool(np.all(x > 0) and np.all(y > 0))
     logs = (np.log(x), np.log(y)) if positive else None  # (the default's analysis scale: taken once)
     warnings += diagnostics.unequal_spread(vx.name, logs[0] if logs else x, vy.name, logs[1] if logs else y)
-    warnings += diagnostics.grids_differ(vx.name, x, vy.name, y, tied, logs if center == "auto" else None)
+    warnings += diagnostics.grids_differ(vx.name, x, vy.name, y, tied, logs if center == "auto" else None, ordered)
     inflate = serial_factors_noted(vx.name, x, vy.name, y, notes, lag1, confidence)
     if center == "auto":
         # (no pseudo-medians: comparison.centres.agree puts the medians of the samples compared in their place)

@@ -83,8 +83,9 @@ def as_variant(data: Any, name: str) -> VariantSamples:
             raise InputError(f"run {index} is not a flat sequence of numbers", path=name)
         if arr.size == 0:
             raise InputError(f"run {index} has no samples", path=name)
-        bad_at = np.flatnonzero(~np.isfinite(arr))
-        if bad_at.size:
+        finite = np.isfinite(arr)
+        if not finite.all():
+            bad_at = (~finite).nonzero()[0]
             raise InputError(f"value {int(bad_at[0]) + 1} of run {index} is not a finite number", path=name)
         runs.append(arr)
     return VariantSamples(name, runs, None)

@@ -74,13 +74,29 @@ def describe_array(values: Any, factor: float = 1.0, ordered: Any = None) -> Arr
 
     scaled = values * factor if factor != 1.0 else values
     n = int(values.size)
-    mean = float(np.mean(scaled)) / factor
-    stddev = float(np.std(scaled, ddof=1)) / factor if n > 1 else math.nan
+    if n > 1:  # np.mean's and np.std's arithmetic (the same sums, one of them shared): sum / n, then
+        # the sum of the squared deviations from it over n - 1
+        centre = np.add.reduce(scaled) / n
+        deviations = scaled - centre
+        mean = float(centre) / factor
+        stddev = math.sqrt(float(np.add.reduce(np.multiply(deviations, deviations, out=deviations)) / (n - 1))) / factor
+    else:
+        mean, stddev = float(np.mean(scaled)) / factor, math.nan
     if ordered is not None and n and not (ordered[(n - 1) // 2] == 0.0 or ordered[n // 2] == 0.0):
         middle = sorted_median(ordered)  # (a zero's sign is whichever the partition leaves there: not read so)
     else:
         middle = median(values)
-    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)), float(middle))
+    return ArrayDescription(n, mean, stddev, *_extremes(values, ordered), float(middle))
+
+
+def _extremes(values: Any, ordered: Any) -> tuple[float, float]:
+    """``np.min`` and ``np.max`` of ``values``: the ends of ``ordered`` (them sorted) unless a NaN or a zero
+    (whose sign the reduction picks) lies there."""
+    import numpy as np
+
+    if ordered is not None and ordered.size and ordered[0] != 0.0 and ordered[-1] != 0.0 and ordered[-1] == ordered[-1]:
+        return float(ordered[0]), float(ordered[-1])
+    return float(np.min(values)), float(np.max(values))
 
 
 def summarise(
@@ -99,6 +115,7 @@ def summarise(
     (:func:`abstat.comparison.centres.agree` reads its medians there)."""
 
     from abstat.stats import diagnostics
+    from abstat.stats.levels import level_starts
     from abstat.stats.location import median_ci_of_sorted, min_n_for_median_ci
 
     found: list[StatWarning] = []
@@ -139,7 +156,8 @@ def summarise(
         severe,
         dropped,
     )
-    tied = diagnostics.ties(v.name, everything, ordered)
+    starts = level_starts(ordered)  # (the groups of equal values: the ties' and the ranks')
+    tied = diagnostics.ties(v.name, everything, ordered, starts)
     found += tied
     if not tied:  # (the product by a power of two keeps the order: ``ordered * factor`` is ``scaled`` sorted)
         scaled = (everything * factor, ordered * factor) if factor != 1.0 else (everything, ordered)
@@ -169,7 +187,7 @@ def summarise(
                 )
             )
     else:
-        summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered), ordered)
+        summary.lag1, drifting_found = _order(v.name, everything, starts.size, ordered, starts)
         found += drifting_found
     return VariantSamples(v.name, kept_runs, None), summary, found
 
@@ -192,14 +210,16 @@ def _outliers(runs: list[Any], rule: str) -> tuple[int, int, int, list[Any], Any
     return mild, severe, dropped, kept, everything, np.sort(everything)
 
 
-def _order(name: str, values: Any, distinct: int | None = None, ordered: Any = None) -> tuple[float, list[StatWarning]]:
+def _order(
+    name: str, values: Any, distinct: int | None = None, ordered: Any = None, starts: Any = None
+) -> tuple[float, list[StatWarning]]:
     """One sample's lag-1 rank autocorrelation and drift warnings; none for a
     sorted sample (a sorted file: its order is the sort's, not time); ``distinct``: how many
-    distinct values it has, ``ordered``: them sorted, if known."""
+    distinct values it has, ``ordered``: them sorted, ``starts``: where their groups start, if known."""
     from abstat.stats import diagnostics
 
     if is_sorted(values):
         return 0.0, []
-    correlations = diagnostics.rank_correlations(values, distinct, ordered)
+    correlations = diagnostics.rank_correlations(values, distinct, ordered, starts)
     lag1 = correlations[1] if correlations is not None else 0.0
     return lag1, diagnostics.drift(name, values, correlations=correlations)

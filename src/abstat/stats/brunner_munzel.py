@@ -13,6 +13,7 @@ import numpy as np
 
 from abstat.fastdataclass import dataclass
 from abstat.stats.distributions import stdtr
+from abstat.stats.levels import level_starts
 
 POINTS = 2048  # a tied level of more values is integrated with this many weighted points
 FEW_TIES = 32  # up to this many values of x tied with one of y - delta, their half counts are set one by one
@@ -32,6 +33,26 @@ class Spread:
     spread: bool = False  # some tied level was spread over a cell (else its points are its value)
     increasing: bool = True  # no two points equal (then a tie with one of them is with it alone)
     running: np.ndarray | None = None  # 0, then the weights' running sums (with weights)
+    level_weights: np.ndarray | None = None  # each group's weight per point (with weights: ``weights`` gathered)
+
+    def group_variance(self, per_value: np.ndarray) -> float:
+        """``variance(group_means(per_value))``, the same numbers with fewer passes: each group's mean, its
+        product with the weight and its deviation are taken once per group and gathered (every element the
+        same double as before), and the sums still run over every value in order."""
+        if self.groups is None or self.n < 2 or (self.weights is not None and self.level_weights is None):
+            return self.variance(self.group_means(per_value))
+        assert self.counts is not None  # set with groups
+        groups = self.groups
+        if self.weights is None:
+            means = np.bincount(groups, weights=per_value) / self.counts
+            centre = np.add.reduce(means.take(groups)) / groups.size  # (np.mean's arithmetic)
+            deviations = means - centre
+            return float(np.add.reduce((deviations * deviations).take(groups))) / (self.n - 1)
+        level = self.level_weights
+        means = np.bincount(groups, weights=per_value * self.weights) / self.counts
+        mean = float(np.add.reduce((level * means).take(groups))) / self.n
+        deviations = means - mean
+        return float(np.add.reduce((level * deviations * deviations).take(groups))) / (self.n - 1)
 
     def group_means(self, per_value: np.ndarray) -> np.ndarray:
         """``per_value`` averaged within each tie group (as it is when there are none)."""
@@ -47,41 +68,52 @@ class Spread:
             return 0.0
         if self.weights is None:
             centred = per_value - per_value.mean()
-            return float(np.sum(np.multiply(centred, centred, out=centred))) / (self.n - 1)
-        mean = float(np.sum(self.weights * per_value)) / self.n
+            return float(np.add.reduce(np.multiply(centred, centred, out=centred))) / (self.n - 1)
+        mean = float(np.add.reduce(self.weights * per_value)) / self.n  # (np.sum's reduction)
         centred = per_value - mean
-        return float(np.sum(self.weights * centred * centred)) / (self.n - 1)
+        weighted = np.multiply(self.weights, centred)
+        return float(np.add.reduce(np.multiply(weighted, centred, out=weighted))) / (self.n - 1)
 
 
-def spread_ties(sorted_values: np.ndarray, limit: float = math.inf) -> Spread:
+def spread_ties(sorted_values: np.ndarray, limit: float = math.inf, starts: np.ndarray | None = None) -> Spread:
     """The tied values of each level spread evenly over ``[v - h, v + h]``,
     ``h`` half the gap to the nearest other level (no spread for a constant sample,
-    nor for a level whose ``h`` exceeds ``limit``: :mod:`abstat.stats.tie_cells`)."""
+    nor for a level whose ``h`` exceeds ``limit``: :mod:`abstat.stats.tie_cells`; ``starts``: where each
+    level's values start, if known: :func:`abstat.stats.levels.level_starts`)."""
     s = sorted_values
     n = s.size
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(s[1:], s[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
+    if starts is None:
+        starts = level_starts(s)
     if starts.size == n:
         return Spread(s, n)
-    counts = np.diff(np.append(starts, n))
+    # (numpy's functions' arithmetic, as array methods and slices: a dozen wrappers less a sample)
+    counts = np.empty_like(starts)  # each level's values
+    counts[:-1] = starts[1:] - starts[:-1]
+    counts[-1] = n - starts[-1]
     levels = s[starts]
     if starts.size == 1:
         half = np.zeros(1)
     else:
-        gaps = np.diff(levels)
-        half = np.minimum(np.append(np.inf, gaps), np.append(gaps, np.inf)) / 2.0
+        around = np.full(starts.size + 1, np.inf)  # the gaps below and above each level
+        around[1:-1] = levels[1:] - levels[:-1]
+        half = np.minimum(around[:-1], around[1:]) / 2.0
         half[half > limit] = 0.0
     points = np.minimum(counts, POINTS)  # points per level
-    groups = np.repeat(np.arange(starts.size), points)
-    offsets = np.cumsum(points) - points
+    groups = np.arange(starts.size).repeat(points)
+    offsets = points.cumsum() - points
     position = (np.arange(int(points.sum())) - offsets[groups] + 0.5) / points[groups]  # in (0, 1)
     values = levels[groups] + half[groups] * (2.0 * position - 1.0)
-    weights = None if points.size == counts.size and np.array_equal(points, counts) else (counts / points)[groups]
-    running = None if weights is None else np.append(0.0, np.cumsum(weights))
-    increasing = bool(np.all(values[1:] > values[:-1]))
-    return Spread(values, n, groups, counts, weights, bool(np.any(half[counts > 1] > 0.0)), increasing, running)
+    # (None: every level's points are its values, one each)
+    per_level = None if counts.max() <= POINTS else counts / points
+    weights = None if per_level is None else per_level[groups]
+    running = None
+    if weights is not None:
+        running = np.empty(weights.size + 1)
+        running[0] = 0.0
+        weights.cumsum(out=running[1:])
+    increasing = bool((values[1:] > values[:-1]).all())
+    spread = bool((half[counts > 1] > 0.0).any())
+    return Spread(values, n, groups, counts, weights, spread, increasing, running, per_level)
 
 
 @dataclass(frozen=True)
@@ -101,7 +133,7 @@ class BMStat:
 
 def _below(size: int, positions: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     """``sum of weights_i over i with positions_i <= j`` for ``j < size`` (as floats; counts exactly)."""
-    running = np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1)[:size])
+    running = np.bincount(positions, weights=weights, minlength=size + 1)[:size].cumsum()
     # (integer counts summed as integers, then converted: exact, and 2-3x faster than a cumsum cast to float)
     return running if weights is not None else running.astype(float)
 
@@ -148,7 +180,7 @@ def _checked(
     """``guess`` (counts in 0..n) made ``np.searchsorted(t, keys, side=side)``: the guesses that the
     neighbouring values in ``pad`` (:func:`padded` of ``t``) confirm are kept, the others moved a step
     (a guess that missed a tie: off by one) and checked again, those still wrong searched."""
-    bad = np.flatnonzero(_wrong(keys, guess, side, pad))
+    bad = _wrong(keys, guess, side, pad).nonzero()[0]  # (np.flatnonzero's, without its wrappers)
     if bad.size:
         moved, wanted = guess[bad], keys[bad]
         if side == "right":
@@ -157,7 +189,7 @@ def _checked(
         else:
             moved += pad[1:].take(moved) < wanted
             moved -= pad.take(moved) >= wanted
-        still = np.flatnonzero(_wrong(wanted, moved, side, pad))
+        still = _wrong(wanted, moved, side, pad).nonzero()[0]
         if still.size:
             moved[still] = np.searchsorted(t, wanted[still], side=side)
         guess[bad] = moved
@@ -174,7 +206,7 @@ def _wrong(keys: np.ndarray, guess: np.ndarray, side: Literal["left", "right"], 
 
 def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """``np.searchsorted(t, ys, side="right")`` (both ascending, finite) from a ``guess`` of it."""
-    return _checked(t, ys, np.clip(guess, 0, t.size), "right", padded(t))
+    return _checked(t, ys, np.minimum(np.maximum(guess, 0), t.size), "right", padded(t))  # (np.clip's)
 
 
 def _merged(ys: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -199,12 +231,13 @@ def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> tuple[
     small, large = sorted((ys.size, target.size))
     if rows is None and not (small >= MERGE_FROM and large <= 8 * small):  # a search per value is cheaper
         return sorted_search(ys, target, "left"), None
-    if not (np.isfinite(target[0]) and np.isfinite(target[-1]) and np.isfinite(ys).all()):
+    ends = (target[0], target[-1], ys[0], ys[-1])  # (both ascending, a NaN last: finite ends, finite values)
+    if not all(map(math.isfinite, ends)):
         return np.searchsorted(ys, target, side="left"), None
     if rows is None:
         return _merged(ys, target)
     at_most = _counts_at_most(target, ys, target.size - rows)
-    return np.cumsum(np.bincount(at_most, minlength=target.size + 1)[: target.size]), at_most
+    return np.bincount(at_most, minlength=target.size + 1)[: target.size].cumsum(), at_most
 
 
 def _placements(x: Spread, y: Spread, delta: float, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -228,7 +261,7 @@ def _placements(x: Spread, y: Spread, delta: float, rows: np.ndarray | None) -> 
         right = left.copy()
         right[equal] = np.searchsorted(ys, target[equal], side="right")
     cy = y.running
-    placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
+    placements_x = ((left + right) * 0.5) if cy is None else (cy.take(left) + cy.take(right)) * 0.5
     ties = np.count_nonzero(equal)
     if ties > FEW_TIES and not y.increasing:
         return placements_x, (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
@@ -253,8 +286,8 @@ def bm_statistic(
     placements_x, placements_y = _placements(x, y, delta, rows)
     total = placements_y.sum() if y.weights is None else float(np.dot(placements_y, y.weights))
     p_hat = float(total) / (nx * ny)
-    vx = x.variance(x.group_means(placements_x)) * inflate[0]
-    vy = y.variance(y.group_means(placements_y)) * inflate[1]
+    vx = x.group_variance(placements_x) * inflate[0]
+    vy = y.group_variance(placements_y) * inflate[1]
     a, b = nx * vx, ny * vy
     se = math.sqrt(a + b) / (nx * ny)
     denominator = (a * a / (nx - 1) if nx > 1 else 0.0) + (b * b / (ny - 1) if ny > 1 else 0.0)

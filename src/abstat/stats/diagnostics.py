@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from abstat.stats.levels import level_starts
 from abstat.stats.warnings import StatWarning
 from abstat.stats.medians import median
 from abstat.stats.modes import BIMODAL_MIN_MASS, _histogram, bimodal, mode_count  # noqa: F401 (re-exported)
@@ -43,12 +44,15 @@ def min_n_rank_test(confidence: float) -> int:
     return m
 
 
-def quantization_step(values: np.ndarray, ordered: np.ndarray | None = None) -> float | None:
+def quantization_step(
+    values: np.ndarray, ordered: np.ndarray | None = None, starts: np.ndarray | None = None
+) -> float | None:
     """The grid step of integer-valued data (gcd of the gaps), else None (``ordered``: the values
-    sorted, if known: then read from their distinct values, the same gcd over a few levels)."""
+    sorted, if known: then read from their distinct values, the same gcd over a few levels; ``starts``:
+    :func:`level_starts` of ``ordered``, if made)."""
     if ordered is not None and ordered.size:
-        values = ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
-    if not np.all(values == np.round(values)) or np.max(np.abs(values)) > 2**52:
+        values = ordered[level_starts(ordered) if starts is None else starts]
+    if not (values == np.round(values)).all() or np.abs(values).max() > 2**52:
         return None
     whole = values.astype(np.int64)  # the gcd of the gaps between the distinct values, without sorting them:
     step = int(np.gcd.reduce(whole - whole.min()))  # that of every value's distance to the least (0: one value)
@@ -65,13 +69,17 @@ def distinct_count(ordered: np.ndarray) -> int:
     return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1 if ordered.size else 0
 
 
-def _sorted_tie_counts(ordered: np.ndarray) -> np.ndarray:
-    """:func:`tie_counts` of values already in ascending order."""
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    return np.diff(np.r_[starts, ordered.size])
+def _sorted_tie_counts(ordered: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
+    """:func:`tie_counts` of values already in ascending order (``starts``: :func:`level_starts`, if made)."""
+    if starts is None:
+        starts = level_starts(ordered)
+    counts = np.empty_like(starts)
+    counts[:-1] = starts[1:] - starts[:-1]
+    counts[-1] = ordered.size - starts[-1]
+    return counts
 
 
-def heavily_tied(values: np.ndarray, ordered: np.ndarray | None = None) -> bool:
+def heavily_tied(values: np.ndarray, ordered: np.ndarray | None = None, starts: np.ndarray | None = None) -> bool:
     """True when the data are quantized: < 30% of the values are distinct, or
     one value holds >= 10% of the sample (and at least 3 values), or the
     order statistics around the median (ranks n/2 +- ceil(sqrt(n)), about its
@@ -79,12 +87,12 @@ def heavily_tied(values: np.ndarray, ordered: np.ndarray | None = None) -> bool:
     distinct values or are mostly one value: the median then moves in whole
     steps.  A single pair of equal values among continuous data is none of
     these (a pair is 10% of 20 values, which alone used to count).  ``ordered``:
-    the values sorted, if known."""
+    the values sorted, if known (``starts``: their :func:`level_starts`, if made)."""
     if ordered is None:
         ordered = np.sort(values)  # once: the counts and the window around the median both read it
     n = values.size
-    distinct = distinct_count(ordered)
-    if distinct < 0.3 * n or (distinct < n and _sorted_tie_counts(ordered).max() >= max(3, 0.1 * n)):
+    distinct = distinct_count(ordered) if starts is None else starts.size
+    if distinct < 0.3 * n or (distinct < n and _sorted_tie_counts(ordered, starts).max() >= max(3, 0.1 * n)):
         return True
     half = math.ceil(math.sqrt(n))
     low, high = max(0, (n - 1) // 2 - half), min(n, n // 2 + half + 1)
@@ -92,17 +100,20 @@ def heavily_tied(values: np.ndarray, ordered: np.ndarray | None = None) -> bool:
     return bool(window.size <= min(5, (high - low) // 2) or window.max() > (high - low) / 2)
 
 
-def ties(name: str, values: np.ndarray, ordered: np.ndarray | None = None) -> list[StatWarning]:
-    """The ``ties`` warning when the values are :func:`heavily_tied` (``ordered``: them sorted, if known)."""
-    if not heavily_tied(values, ordered):
+def ties(
+    name: str, values: np.ndarray, ordered: np.ndarray | None = None, starts: np.ndarray | None = None
+) -> list[StatWarning]:
+    """The ``ties`` warning when the values are :func:`heavily_tied` (``ordered``: them sorted, if known;
+    ``starts``: their :func:`level_starts`, if made)."""
+    if not heavily_tied(values, ordered, starts):
         return []
     # the groups of equal values (np.unique's, which also counts NaNs as one value: then it)
-    if np.isnan(values).any():
+    if np.isnan(values).any() if ordered is None else ordered[-1] != ordered[-1]:  # (NaN sorts last)
         counts = np.unique(values, return_counts=True)[1]
     else:
-        counts = tie_counts(values) if ordered is None else _sorted_tie_counts(ordered)
+        counts = tie_counts(values) if ordered is None else _sorted_tie_counts(ordered, starts)
     top, distinct = int(counts.max()), counts.size
-    step = quantization_step(values, ordered)
+    step = quantization_step(values, ordered, starts)
     grid = f", on a grid of {step:g}" if step else ""
     return [
         StatWarning(
@@ -122,14 +133,17 @@ def grids_differ(
     y: np.ndarray,
     tied: tuple[bool, bool] | None = None,
     logs: tuple[np.ndarray, np.ndarray] | None = None,
+    ordered: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[StatWarning]:
     """Both variants quantized, on different grids (20 against 21 cycles:
     two machines' TSC ratios): their values are not comparable step by step
     (``tied``: whether each is :func:`heavily_tied`, if known; ``logs``: the logarithms the default
-    comparison reads, when it is the comparison made: the warning then says whose tied values it spreads)."""
+    comparison reads, when it is the comparison made: the warning then says whose tied values it spreads;
+    ``ordered``: ``x`` and ``y`` sorted, if known)."""
     if not (all(tied) if tied is not None else heavily_tied(x) and heavily_tied(y)):
         return []
-    gx, gy = quantization_step(x, np.sort(x)), quantization_step(y, np.sort(y))  # (from the levels: cheaper)
+    xs, ys = (np.sort(x), np.sort(y)) if ordered is None else ordered
+    gx, gy = quantization_step(x, xs), quantization_step(y, ys)  # (from the levels: cheaper)
     if gx is None or gy is None or gx == gy:
         return []
     spread = f"; {_spread_words(name_x, name_y, logs)}" if logs is not None else ""
@@ -207,17 +221,27 @@ def unequal_spread(name_x: str, x: np.ndarray, name_y: str, y: np.ndarray) -> li
 FEW_LEVELS = 8  # up to this many distinct values, :func:`average_ranks` compares with each level
 
 
-def average_ranks(values: np.ndarray, distinct: int | None = None, ordered: np.ndarray | None = None) -> np.ndarray:
+def average_ranks(
+    values: np.ndarray,
+    distinct: int | None = None,
+    ordered: np.ndarray | None = None,
+    starts: np.ndarray | None = None,
+    less: float = 0.0,
+) -> np.ndarray:
     """Ranks 1..n, ties sharing their average rank (as scipy.stats.rankdata),
     from one argsort (``distinct``: :func:`distinct_count` of the values, if known); with at most
     :data:`FEW_LEVELS` distinct values, from a sort and one comparison per level instead (an argsort of
-    heavily tied data costs 4-5x as much: TSC-grid data, 10^4-10^5 values; ``ordered``: that sort, if made)."""
+    heavily tied data costs 4-5x as much: TSC-grid data, 10^4-10^5 values; ``ordered``: that sort, if made;
+    ``starts``: its :func:`level_starts`, if made).  ``less``: subtracted from every rank (on the levels'
+    ranks when few: the same differences)."""
     n = values.size
     few = distinct is not None and 1 < distinct <= FEW_LEVELS
     ordered = (np.sort(values) if ordered is None else ordered) if few else None
     if ordered is not None and ordered[-1] == ordered[-1]:  # (NaN, sorted last, is no level: argsorted below)
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        average = starts + (np.diff(np.r_[starts, n]) + 1) / 2.0  # (the same numbers as below: whole and halves)
+        starts = level_starts(ordered) if starts is None else starts
+        average = starts + (_sorted_tie_counts(ordered, starts) + 1) / 2.0  # (the same numbers as below)
+        if less:
+            average -= less
         level = np.zeros(n, dtype=np.intp)
         for bound in ordered[starts[1:]].tolist():  # each value's level: how many levels lie below it
             level += values >= bound
@@ -226,45 +250,64 @@ def average_ranks(values: np.ndarray, distinct: int | None = None, ordered: np.n
     if distinct == n:  # no ties: the ranks are 1..n
         ranks = np.empty(n)
         ranks[order] = np.arange(1.0, n + 1.0)
-        return ranks
+        return ranks - less if less else ranks
     ordered = values[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    starts = level_starts(ordered)
     if starts.size == n:  # no ties (continuous data): the ranks are 1..n, as the general case gives them
         average = np.arange(1.0, n + 1.0)
     else:
-        counts = np.diff(np.r_[starts, n])
+        counts = _sorted_tie_counts(ordered, starts)
         average = np.repeat(starts + (counts + 1) / 2.0, counts)  # 1-based mean rank of each tie group
     ranks = np.empty(n)
     ranks[order] = average
-    return ranks
+    return ranks - less if less else ranks
 
 
 def rank_correlations(
-    values: np.ndarray, distinct: int | None = None, ordered: np.ndarray | None = None
+    values: np.ndarray, distinct: int | None = None, ordered: np.ndarray | None = None, starts: np.ndarray | None = None
 ) -> tuple[float, float] | None:
     """Spearman's correlation of the values with their order (a trend) and
     the lag-1 autocorrelation of their ranks; None for fewer than
-    :data:`DRIFT_MIN_N` values or a constant sample (``ordered``: the values sorted, if known)."""
+    :data:`DRIFT_MIN_N` values or a constant sample (``ordered``: the values sorted, if known;
+    ``starts``: its :func:`level_starts`, if made)."""
     n = values.size
-    if n < DRIFT_MIN_N or values.min() == values.max():  # (constant: the ranks' spread below is 0)
+    # (constant: the ranks' spread below is 0; from the sort's ends if made: False with a NaN, sorted last)
+    if n < DRIFT_MIN_N or (values.min() == values.max() if ordered is None else ordered[0] == ordered[-1]):
         return None
-    ranks = average_ranks(values, distinct, ordered)
     # Up to EXACT_SUMS values, the sums of squares of 1..n less their mean are exact in doubles, whatever
     # the order of the additions (multiples of 1/4 below 2^51): n (n^2 - 1) / 12, for the index and,
-    # without ties, for the ranks (then a permutation of 1..n; their mean (n + 1) / 2 is exact too).
+    # without ties, for the ranks (then a permutation of 1..n).  Their mean is (n + 1) / 2 exactly, tied or
+    # not (average ranks sum to n (n + 1) / 2, every partial sum a multiple of 1/2: exact).
     closed = n <= EXACT_SUMS
     untied = closed and distinct == n
-    centred = ranks - ((n + 1) / 2 if untied else ranks.mean())
+    if closed:
+        centred = average_ranks(values, distinct, ordered, starts, (n + 1) / 2)
+    else:
+        ranks = average_ranks(values, distinct, ordered, starts)
+        centred = ranks - ranks.mean()
     # Plain products and sums: np.dot hands these to BLAS threads, which cost
     # more CPU than the arithmetic itself.
-    spread = n * (n * n - 1) / 12 if untied else float(np.sum(centred * centred))
+    spread = n * (n * n - 1) / 12 if untied else float(np.add.reduce(centred * centred))  # (np.sum's reduction)
     if spread == 0.0:
         return None
-    idx = np.arange(n, dtype=float)
-    idx -= (n - 1) / 2 if closed else idx.mean()
-    squares = n * (n * n - 1) / 12 if closed else float(np.sum(idx * idx))
-    rho = float(np.sum(idx * centred)) / math.sqrt(squares * spread)
-    return rho, float(np.sum(centred[1:] * centred[:-1])) / spread
+    idx = _centred_index(n) if closed else np.arange(n, dtype=float)
+    if not closed:
+        idx -= idx.mean()
+    squares = n * (n * n - 1) / 12 if closed else float(np.add.reduce(idx * idx))
+    rho = float(np.add.reduce(idx * centred)) / math.sqrt(squares * spread)
+    return rho, float(np.add.reduce(centred[1:] * centred[:-1])) / spread
+
+
+_INDEX: list[np.ndarray] = [np.zeros(0)]  # the last sample size's positions less their mean (read only)
+
+
+def _centred_index(n: int) -> np.ndarray:
+    """``0..n-1`` less ``(n - 1) / 2`` (kept for the next sample of that size: the other side of a comparison)."""
+    if _INDEX[0].size != n:
+        idx = np.arange(n, dtype=float)
+        idx -= (n - 1) / 2
+        _INDEX[0] = idx
+    return _INDEX[0]
 
 
 def drift(

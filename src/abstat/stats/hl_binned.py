@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 
 from abstat.stats.brunner_munzel import padded, sorted_search
-from abstat.stats.pairwise import GATHER, SortedSums, _Bracket
+from abstat.stats.pairwise import GATHER, SortedSums, _Bracket, _cumulative
 
 BINS = 8192  # bins over each range from 20,000 points (a quarter below, a sixteenth below FEW; 4x from 200,000)
 FEW = 5_000  # below this many points, a sixteenth of the bins (the pseudo-medians' 4096 quantiles)
@@ -50,8 +50,8 @@ class Binned:
         if not self.usable:
             return
         h = max(hi - lo for lo, hi in ranges) / bins
-        ha = _histogram(m.a, m.wa, ranges[0][0], h, bins)
-        hb = ha if same else _histogram(m.b, m.wb, ranges[1][0], h, bins)
+        ha = _histogram(m.a, m.cumulative_a, ranges[0][0], h, bins)  # (a's running weights: the matrix's own)
+        hb = ha if same else _histogram(m.b, _cumulative(m.wb, m.b.size), ranges[1][0], h, bins)
         size_fft = 1 << int(2 * bins - 1).bit_length()
         fa = np.fft.rfft(ha, size_fft)
         conv = np.fft.irfft(fa * (fa if same else np.fft.rfft(hb, size_fft)), size_fft)[: 2 * bins - 1]
@@ -90,16 +90,14 @@ def _range(v: np.ndarray) -> tuple[float, float]:
     return max(lo - WIDEN * width, float(v[0])), min(hi + WIDEN * width, float(v[-1]))
 
 
-def _histogram(v: np.ndarray, w: np.ndarray | None, lo: float, h: float, bins: int) -> np.ndarray:
-    """The weight of the sorted points ``v`` in each bin; those beyond the range in its end bins."""
+def _histogram(v: np.ndarray, running: np.ndarray | None, lo: float, h: float, bins: int) -> np.ndarray:
+    """The weight of the sorted points ``v`` in each bin; those beyond the range in its end bins (``running``:
+    0 and the running sums of the points' weights, :func:`~abstat.stats.pairwise._cumulative`; None: 1 each)."""
     edges = np.empty(bins + 1, dtype=np.int64)  # points below each edge, the outer ones holding all
     edges[0], edges[-1] = 0, v.size
     edges[1:-1] = np.searchsorted(v, lo + h * np.arange(1, bins))  # (the inner edges)
-    if w is None:
+    if running is None:
         return (edges[1:] - edges[:-1]).astype(float)
-    running = np.empty(v.size + 1)
-    running[0] = 0.0
-    np.cumsum(w, out=running[1:])
     at = running[edges]
     return at[1:] - at[:-1]
 

@@ -57,6 +57,7 @@ from abstat.stats.brunner_munzel import (  # noqa: F401 (re-exported: the compar
 )
 from abstat.stats.constant_side import sign_floor
 from abstat.stats.distributions import t_quantile
+from abstat.stats.levels import level_starts
 from abstat.stats.tie_cells import cell_limit, seen, spread_levels
 
 if TYPE_CHECKING:
@@ -312,10 +313,12 @@ def spread_pair(x: np.ndarray, y: np.ndarray) -> tuple[Spread, Spread]:
     """Both samples sorted, their ties spread over cells no wider than either's resolution allows
     (:mod:`abstat.stats.tie_cells`): what the comparison and ``plan``'s sizing read."""
     xs, ys = np.sort(x), np.sort(y)
-    limit = cell_limit(xs, ys)
-    sx = spread_ties(xs, limit)
+    starts = level_starts(xs), level_starts(ys)
+    levels = [v if k.size == v.size else v[k] for v, k in zip((xs, ys), starts, strict=True)]  # (untied: all)
+    limit = cell_limit(*levels)  # (the gaps between distinct values are those between the levels)
+    sx = spread_ties(xs, limit, starts[0])
     seen(limit, sx)
-    return sx, spread_ties(ys, limit)
+    return sx, spread_ties(ys, limit, starts[1])
 
 
 def _reconcile(

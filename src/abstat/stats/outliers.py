@@ -169,8 +169,8 @@ def sorted_run_counts(ordered: np.ndarray) -> tuple[int, int]:
         iqr = gaps.min() if gaps.size else 0.0
         iqr = 0.0 if math.isinf(iqr) else iqr
     lo3, lo15, hi15, hi3 = q1 - 3.0 * iqr, q1 - 1.5 * iqr, q3 + 1.5 * iqr, q3 + 3.0 * iqr
-    below = np.searchsorted(ordered, [lo3, lo15], side="left")  # values < each
-    above = size - np.searchsorted(ordered, [hi15, hi3], side="right")  # values > each
+    below = ordered.searchsorted([lo3, lo15], side="left")  # values < each
+    above = size - ordered.searchsorted([hi15, hi3], side="right")  # values > each
     severe = int(below[0] + above[1])
     return int(below[1] + above[0]) - severe, severe  # (the outer fences lie beyond the inner ones)
 

@@ -39,6 +39,12 @@ def _cumulative(weights: np.ndarray | None, n: int) -> np.ndarray | None:
     return out
 
 
+def _end_magnitude(v: np.ndarray) -> float:
+    """``np.max(np.abs(v[[0, -1]]))`` (NaN if either end is), in Python floats."""
+    first, last = abs(float(v[0])), abs(float(v[-1]))
+    return last if last > first or last != last else first
+
+
 class SortedSums:
     """The entries ``a_i + b_j`` (``a``, ``b`` ascending; with ``walsh``, only
     ``i <= j`` of ``a = b``), the points weighted by ``wa``, ``wb`` (None: 1)."""
@@ -61,13 +67,18 @@ class SortedSums:
         else:
             self.size = float(a.size if self._ca is None else self._ca[-1]) * float(b.size if wb is None else wb.sum())
         # the largest magnitudes lie at the ends of ascending points (NaN too: sorted last)
-        self.scale = float(np.max(np.abs(a[[0, -1]]))) + float(np.max(np.abs(b[[0, -1]])))
+        self.scale = _end_magnitude(a) + _end_magnitude(b)
         self.density = math.nan  # entries per unit of value about the last order statistic found
         self.last_count = math.nan  # the weight of the entries up to it (NaN: unknown)
         self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
         self._kept: tuple[float, float, np.ndarray, np.ndarray | None] | None = None  # the last gathered bracket
         self._rows_kept: tuple[float, float, np.ndarray, np.ndarray] | None = None  # its ends, positions, entries' rows
         self._sorted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # weighted entries gathered, sorted
+
+    @property
+    def cumulative_a(self) -> np.ndarray | None:
+        """0, then the running sums of ``a``'s weights (None: unweighted)."""
+        return self._ca
 
     def positions(self, p: float, side: Literal["left", "right"] = "right") -> np.ndarray:
         """Per row ``j``: how many ``a_i`` have ``a_i + b_j <= p`` (``< p`` for ``side="left"``), capped at ``j + 1``."""
@@ -77,7 +88,7 @@ class SortedSums:
     def weight_of(self, positions: np.ndarray) -> float:
         """The weight of the entries before ``positions`` in every row."""
         inner = positions if self._ca is None else self._ca[positions]
-        total = float(np.sum(inner)) if self.wb is None else float(np.dot(inner, self.wb))
+        total = float(np.add.reduce(inner)) if self.wb is None else float(np.dot(inner, self.wb))
         if self.walsh:  # the diagonal entry x_j + x_j counts w (w + 1) / 2 times, not w^2
             w = np.ones(self.b.size) if self.wb is None else self.wb
             total -= float(np.sum((w * (w - 1.0) / 2.0)[positions > self._rows]))
@@ -124,9 +135,9 @@ class SortedSums:
         idx = (start if up else stop).copy()
         last = self.a.size - 1
         if up:  # the first step on every row at once (most rows do not move), then on those that do
-            active = np.flatnonzero((self.a.take(np.minimum(idx, last)) <= keys) & (idx < stop))
+            active = ((self.a.take(np.minimum(idx, last)) <= keys) & (idx < stop)).nonzero()[0]
         else:
-            active = np.flatnonzero((self.a.take(np.maximum(idx - 1, 0)) > keys) & (idx > start))
+            active = ((self.a.take(np.maximum(idx - 1, 0)) > keys) & (idx > start)).nonzero()[0]
         for _ in range(WALK):
             if active.size == 0:
                 return idx
@@ -144,11 +155,11 @@ class SortedSums:
     def _gather(self, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The entries with ``start_j <= i < stop_j`` and their weights."""
         sizes = stop - start
-        nonempty = np.flatnonzero(sizes)  # (most rows hold none: work on those that do)
+        nonempty = sizes.nonzero()[0]  # (most rows hold none: work on those that do)
         sizes = sizes[nonempty]
         total = int(sizes.sum())
-        rows = np.repeat(nonempty, sizes)
-        cols = np.repeat(start[nonempty] - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
+        rows = nonempty.repeat(sizes)
+        cols = (start[nonempty] - (sizes.cumsum() - sizes)).repeat(sizes) + np.arange(total)
         values = self.a[cols] + self.b[rows]
         self._gathered_rows = rows
         if self.wa is None and self.wb is None:  # unweighted (a diagonal Walsh entry counts 1 x 2 / 2 = 1)
@@ -204,7 +215,7 @@ class SortedSums:
         limit = min(GATHER if self.wa is None and self.wb is None else GATHER // 10, max(8 * self.b.size, 4096))
         slow = 0  # steps in a row that did not halve the bracket's entries (a secant stalled at a gap): bisect
         unweighted = self.wa is None and self.wb is None  # then the counts are the entries: no pass over the rows
-        while (br.c_hi - br.c_lo if unweighted else int(np.sum(br.r_hi - br.r_lo))) > limit:
+        while (br.c_hi - br.c_lo if unweighted else int((br.r_hi - br.r_lo).sum())) > limit:
             if not br.hi - br.lo > 1e-15 * self.scale:
                 return False
             before = br.c_hi - br.c_lo
@@ -232,8 +243,8 @@ class SortedSums:
         rank = k - c_lo
         if weights is not None:
             ordered, running = self._ordered(values, weights)
-            value = float(ordered[min(int(np.searchsorted(running, rank, side="right")), values.size - 1)])
-            end = int(np.searchsorted(ordered, value, side="right"))
+            value = float(ordered[min(int(running.searchsorted(rank, side="right")), values.size - 1)])
+            end = int(ordered.searchsorted(value, side="right"))
             self.last_count = c_lo + float(running[end - 1])  # the weight of the entries up to the value
             self.last_next = float(ordered[end]) if end < values.size else math.nan  # the next entry, gathered
             return value
@@ -250,8 +261,8 @@ class SortedSums:
         multiples of a power of two small enough, as spread ties' are."""
         if self._sorted is not None and self._sorted[0] is values:
             return self._sorted[1], self._sorted[2]
-        order = np.argsort(values)
-        ordered, running = values[order], np.cumsum(weights[order])
+        order = values.argsort()
+        ordered, running = values[order], weights[order].cumsum()
         self._sorted = (values, ordered, running)
         return ordered, running
 
