@@ -15,6 +15,9 @@ from abstat.report.adjust import DESCRIPTIONS, unreachable
 from abstat.readers.sampleset import SampleSet
 
 
+OUTLIER_RULES = {"tukey": "Tukey's fences (1.5 IQR)", "mad": "|modified z| > 3.5 (MAD)"}  # --outliers, in words
+
+
 @dataclass(slots=True)
 class Cell:
     """One sample set in the table and, off the baseline column, its comparison."""
@@ -167,9 +170,7 @@ class Report:
         """The rule and what it dropped per cell, for every format (empty without a rule)."""
         if self.outliers == "none":
             return ""
-        rule = {"tukey": "Tukey's fences (1.5 IQR)", "mad": "|modified z| > 3.5 (MAD)"}.get(
-            self.outliers, self.outliers
-        )
+        rule = OUTLIER_RULES.get(self.outliers, self.outliers)
         cells = [c for row in self.rows for c in row.cells.values() if c.sample_set.summary is None]
         dropped = [f"{'/'.join(v for v in (*c.row, c.column) if v)} {c.dropped}" for c in cells if c.dropped]
         counts = ", ".join(dropped[:12]) + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else "")
