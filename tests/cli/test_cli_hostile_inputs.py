@@ -167,7 +167,8 @@ def _history_csv(tmp_path: Path, name: str, rows: list[tuple[str, float]]) -> st
 
 def test_history_html_of_values_near_the_largest_double(tmp_path: Path) -> None:
     name = _history_csv(tmp_path, "huge.csv", [(f"r{i}", 1e308 if i > 20 else 1.7e308) for i in range(40)])
-    proc = abstat("history", "--input", name, "--repo", str(tmp_path), "--format", "html", cwd=tmp_path)
+    # (--no-state: no note that files alone keep no record of change points)
+    proc = abstat("history", "--input", name, "--repo", str(tmp_path), "--format", "html", "--no-state", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     # the SVG plot (no matplotlib) is drawn from finite coordinates: no nan or inf anywhere in it
     svg = proc.stdout[proc.stdout.index(b"<svg") : proc.stdout.index(b"</svg>")]
@@ -210,7 +211,15 @@ def test_history_text_and_markdown_escape_revisions(control_history: Path) -> No
 
 def test_history_html_plot_of_revisions_with_control_characters(control_history: Path) -> None:
     proc = abstat(
-        "history", "--input", "h.csv", "--repo", str(control_history), "--format", "html", cwd=control_history
+        "history",
+        "--input",
+        "h.csv",
+        "--repo",
+        str(control_history),
+        "--format",
+        "html",
+        "--no-state",  # (no note that files alone keep no record of change points)
+        cwd=control_history,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b"", proc.stderr.decode()  # matplotlib warned about glyph 27 on stderr

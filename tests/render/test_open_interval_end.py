@@ -20,7 +20,8 @@ DATA = paths.DATA / "report" / "open_end"
         (1.049, (1e-298, 2.278), "+1.0% (0, +2.3]"),
         (-1.049, (-2.278, -1e-298), "-1.0% [-2.3, 0)"),
         (1.049, (0.0, 2.278), "+1.0% [0.0, +2.3]"),  # a closed end at 0 stays closed
-        (1.049, (0.04, 2.278), "+1.0% [+0.0, +2.3]"),
+        (1.049, (0.04, 2.278), "+1.0% [+0.04, +2.3]"),  # an end that rounds to 0: its first digit
+        (1.049, (-0.04, 2.278), "+1.0% [-0.04, +2.3]"),  # (never "-0.0": newcomer22's item 11)
     ],
 )
 def test_an_end_open_at_zero_is_written_open(delta, ci, text):

@@ -182,7 +182,9 @@ def test_seed000_ministat_blocks_follow_the_outlier_rule_and_audit_flags_far_max
     doc = json.loads(report(WORKFLOWS["seed000"], "json"))
     expected = [(row["cells"]["before"]["n"], row["cells"]["after"]["n"]) for row in doc["rows"]]
     printed = []
-    for block in out.split("\n\n  $ ministat -A ")[1:]:
+    for block in out.split("\n\n")[1:]:
+        if "  $ ministat -A " not in block:
+            continue
         lines = block.splitlines()
         n_of = {
             line.split()[0]: int(line.split()[1])
@@ -190,4 +192,11 @@ def test_seed000_ministat_blocks_follow_the_outlier_rule_and_audit_flags_far_max
             if line.startswith(("  x ", "  + ")) and len(line.split()) == 7
         }
         printed.append((n_of["x"], n_of["+"]))
+        # the block is not of the files as given: the comment above its `$` line says so (newcomer22's item 4)
+        heading = " ".join(line[4:] for line in lines[: lines.index(next(x for x in lines if "$ ministat" in x))])
+        assert all(len(line) <= 72 for line in lines if line.startswith("  # "))
+        assert heading.startswith(f"values kept by Tukey's fences (1.5 IQR): x {n_of['x']} of 100, + {n_of['+']} of")
+        assert "on the files as given the command prints other numbers" in heading
     assert sorted(printed) == sorted(expected) and any(n < 100 for pair in printed for n in pair)
+    assert kept["counts"]["ministat_reports"] == 4 and kept["counts"]["inconsistent"] == 0, kept["counts"]
+    assert "# values kept" not in report([*plain, "--ministat"], "email")  # nothing dropped: the files' blocks

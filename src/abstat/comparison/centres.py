@@ -107,13 +107,22 @@ def agree(comparison: Any, baseline: Any, candidate: Any, ordered: Sequence[Any]
     return changed
 
 
-def within_step(before: float, after: float, step: float, ci_pct: Sequence[float] | None) -> bool:
-    """Whether a candidate centre less than one grid ``step`` from ``after`` would agree with the
-    interval: the data's grid, not their shape, keeps the printed pair from agreeing."""
+def within_step(
+    before: float, after: float, step: float, ci_pct: Sequence[float] | None, delta_pct: float = 0.0
+) -> bool:
+    """Whether a candidate centre at most one grid ``step`` from ``after`` would agree with the change
+    ``delta_pct`` and its interval ``ci_pct`` (inside the interval, not moving against the change): the
+    data's grid, not their shape, keeps the printed pair from agreeing.  Medians several steps apart
+    that move against the change are not one step from agreeing (newcomer22's item 6)."""
     if ci_pct is None or not before:
         return False
     low, high = sorted(before * (1.0 + bound / 100.0) for bound in ci_pct)
-    return low <= after + step and after - step <= high
+    lowest, highest = max(low, after - step), min(high, after + step)
+    if delta_pct > 0:  # a candidate that agrees does not move down from before (nor up for a decrease)
+        lowest = max(lowest, before)
+    elif delta_pct < 0:
+        highest = min(highest, before)
+    return lowest <= highest
 
 
 def _disagreement_warning(
@@ -125,7 +134,7 @@ def _disagreement_warning(
     if not problem:
         return None
     step = grid_step(integer_sides) if integer_sides is not None else 0.0
-    if step and within_step(centres[0], centres[1], step, comparison.ci_pct):
+    if step and within_step(centres[0], centres[1], step, comparison.ci_pct, comparison.delta_pct):
         return StatWarning(
             "medians-step",
             f"{comparison.candidate}: {kind}s {problem}; on a grid of {step:g} they move in whole steps",

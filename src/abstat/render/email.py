@@ -5,8 +5,10 @@ footer (what the cells and changes are, the family's rule, the outlier rule
 and what it dropped per cell) and one line per footnote.  With ``--ministat``
 (only then), one block per compared cell exactly as ``ministat -A`` prints
 it, computed on exactly the samples of the table (after the outlier rule),
-each under a ``$ ministat -A ...`` line and indented by two spaces; a block
-whose verdict differs from the table's says so on the block itself.  A cell
+each under a ``$ ministat -A ...`` line and indented by two spaces (when the
+outlier rule dropped values, a ``# values kept by ...`` comment above that
+line says the block is not of the files as given, and how many of each were
+kept); a block whose verdict differs from the table's says so on the block itself.  A cell
 given as summary statistics (``NAME=n:mean:stddev``) has no samples, so
 ministat's Min, Max and Median are unknown: its block is a line saying so,
 not invented numbers.
@@ -67,7 +69,29 @@ def ministat_block(base: Cell, cell: Cell, confidence: float, outliers: str = "n
     text = render_report(values, names=names, confidence=confidence, plot=False, stats=True, dialect="classic")
     lines = [f"$ {ministat_command(names)}", *text.rstrip("\n").split("\n")]
     block = "\n".join((INDENT + line).rstrip() if line else "" for line in lines)
-    return block + _disagreement_lines(text, cell)
+    return _filtered_heading((base, cell), values, outliers) + block + _disagreement_lines(text, cell)
+
+
+def _filtered_heading(cells: tuple[Cell, Cell], values: list[Any], outliers: str) -> str:
+    """The comment above a block's ``$`` line when the outlier rule dropped values of either cell: the
+    block is of the values kept, so ``ministat -A`` on the files as given prints other numbers (how many
+    of each were kept); "" when nothing was dropped (newcomer22's item 4)."""
+    if not any(c.dropped for c in cells):
+        return ""
+    from abstat.report.table import OUTLIER_RULES
+
+    kept = ", ".join(
+        f"{symbol} {len(kept)} of {len(kept) + c.dropped}"
+        for symbol, c, kept in zip(("x", "+"), cells, values, strict=True)  # as the block's legend names them
+    )
+    text = (
+        f"values kept by {OUTLIER_RULES.get(outliers, outliers)}: {kept}; "
+        "on the files as given the command prints other numbers"
+    )
+    wrapped = textwrap.wrap(
+        text, EMAIL_WIDTH, initial_indent=INDENT + "# ", subsequent_indent=INDENT + "# ", break_on_hyphens=False
+    )
+    return "\n".join(wrapped) + "\n"
 
 
 def _disagreement_lines(ministat_text: str, cell: Cell) -> str:

@@ -250,6 +250,17 @@ def format_p(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}g}"
 
 
+def format_bound(value: float, decimals: int) -> str:
+    """An interval end as :func:`format_pct` writes it, except one that rounds to 0 without being 0: it
+    gets the decimals that show its first digit (``-0.03``, ``+4e-06``), never ``-0.0`` nor ``+0.0``, nor a
+    bare ``0.0`` that would hide on which side of 0 the interval ends (newcomer22's item 11)."""
+    text = format_pct(value, decimals)
+    if value == 0 or not math.isfinite(value) or float(text) != 0:
+        return text
+    first = -math.floor(math.log10(abs(value)))  # the decimal of the first significant digit
+    return f"{value:+.{first}f}" if first <= 6 else f"{value:+.0e}"
+
+
 OPEN_AT_ZERO = 1e-200  # an interval end closer to 0 than this is 0 excluded (abstat.stats.hodges_lehmann.OPEN)
 
 
@@ -262,12 +273,12 @@ def format_change(delta: float, ci: Sequence[float] | None) -> str:
     text = f"{format_pct(delta, d)}%"
     if ci is not None and len(ci) == 2 and not any(math.isnan(x) for x in ci):  # NaN: no interval at all
         if any(0.0 < abs(x) < OPEN_AT_ZERO for x in ci):  # an end open at 0 (the test rejects 0 itself)
-            low, high = (("0" if 0.0 < abs(x) < OPEN_AT_ZERO else format_pct(x, d)) for x in ci)
+            low, high = (("0" if 0.0 < abs(x) < OPEN_AT_ZERO else format_bound(x, d)) for x in ci)
             text += f" {'(' if low == '0' else '['}{low}, {high}{')' if high == '0' else ']'}"
         elif all(math.isfinite(x) for x in ci):
-            text += f" [{format_pct(ci[0], d)}, {format_pct(ci[1], d)}]"
+            text += f" [{format_bound(ci[0], d)}, {format_bound(ci[1], d)}]"
         else:
-            text += f" [{format_pct(ci[0], d)}, {format_pct(ci[1], d)}] (unbounded)"
+            text += f" [{format_bound(ci[0], d)}, {format_bound(ci[1], d)}] (unbounded)"
     return text
 
 

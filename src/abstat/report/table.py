@@ -15,6 +15,9 @@ from abstat.report.adjust import DESCRIPTIONS, unreachable
 from abstat.readers.sampleset import SampleSet
 
 
+OUTLIER_RULES = {"tukey": "Tukey's fences (1.5 IQR)", "mad": "|modified z| > 3.5 (MAD)"}  # --outliers, in words
+
+
 @dataclass(slots=True)
 class Cell:
     """One sample set in the table and, off the baseline column, its comparison."""
@@ -123,9 +126,14 @@ class Report:
         change = " or ".join(labels) if labels else f"change of the {self.center}"
         lines = [
             f"Cells: {' or '.join(kinds) or self.center}; change: the {change}, {level}% interval.",
-            f"* = significant at {_pct_text(100 - self.confidence * 100)}% after "
-            + {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no adjustment"}.get(self.adjust, self.adjust)
-            + f" over the {len(self.comparisons)} comparisons.",
+            f"* = significant at {_pct_text(100 - self.confidence * 100)}%"
+            + (
+                " after "
+                + {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no adjustment"}.get(self.adjust, self.adjust)
+                + f" over the {len(self.comparisons)} comparisons."
+                if self.family_adjusted()
+                else "."
+            ),
         ]
         lines += self.threshold_lines()
         if self.outlier_line():
@@ -162,9 +170,7 @@ class Report:
         """The rule and what it dropped per cell, for every format (empty without a rule)."""
         if self.outliers == "none":
             return ""
-        rule = {"tukey": "Tukey's fences (1.5 IQR)", "mad": "|modified z| > 3.5 (MAD)"}.get(
-            self.outliers, self.outliers
-        )
+        rule = OUTLIER_RULES.get(self.outliers, self.outliers)
         cells = [c for row in self.rows for c in row.cells.values() if c.sample_set.summary is None]
         dropped = [f"{'/'.join(v for v in (*c.row, c.column) if v)} {c.dropped}" for c in cells if c.dropped]
         counts = ", ".join(dropped[:12]) + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else "")
@@ -216,10 +222,17 @@ class Report:
             "JSON and HTML).",
             f"* = significant at {_pct_text(alpha * 100)}% after "
             f"{DESCRIPTIONS[self.adjust]} over the table's {len(self.comparisons)} comparisons; "
-            "intervals are not adjusted.",
+            "intervals are not adjusted."
+            if self.family_adjusted()
+            else f"* = significant at {_pct_text(alpha * 100)}% (one comparison: nothing to adjust for).",
         ]
         floor = unreachable([c.comparison for c in self.comparisons], self.adjust, alpha)
         return lines + self.threshold_lines() + ([floor] if floor else []) + self._notes()
+
+    def family_adjusted(self) -> bool:
+        """Whether the footer names the family's rule: a family of one (one comparison with a p-value) is
+        not adjusted (:func:`abstat.report.adjust.adjust_family`), so no rule is named for it."""
+        return sum(c.comparison.p_value is not None for c in self.comparisons) > 1
 
     def threshold_lines(self) -> list[str]:
         """What ``~`` marks, when the comparisons had a threshold (``--threshold``): equivalent cells."""

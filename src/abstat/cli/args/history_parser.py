@@ -119,7 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_confidence(parser)
     parser.add_argument(
-        "--state", metavar="FILE", help="record of reported change points (default STORE.changepoints.json)"
+        "--state",
+        metavar="FILE",
+        help="record of reported change points (default STORE.changepoints.json for a stored experiment; "
+        "input read only from files has none unless this is given)",
     )
     parser.add_argument("--no-state", action="store_true", help="neither read nor update the record")
     add_format(parser, ("text", "markdown", "json", "html", "email"), default="text")

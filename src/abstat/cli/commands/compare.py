@@ -73,6 +73,10 @@ def main(argv: list[str]) -> int:
         raise UsageError("--threshold must not be negative")
     if args.column < 1:
         raise UsageError("--column must be 1 or more")
+    if "," in args.metric:  # (metric names have no comma: abstat.box.runner.model)
+        raise UsageError(
+            f"--metric {args.metric!r}: compare takes one metric; abstat report and abstat show take a comma list"
+        )
 
     from abstat.readers.specs import parse_variant_specs, peer_files
 

@@ -82,5 +82,10 @@ def main(argv: list[str]) -> int:
                 f"against {LARGE_CHUNK // 1024} KiB calls (after)\n"
             )
             return execute(
-                spec, fmt=args.format, verbose=False, progress=not args.no_progress, argv=["abstat", "demo", *argv]
+                spec,
+                fmt=args.format,
+                verbose=False,
+                progress=not args.no_progress,
+                argv=["abstat", "demo", *argv],
+                store_kept=bool(args.store),
             )[0]

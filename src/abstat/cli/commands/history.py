@@ -180,6 +180,13 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(text)
     if state_path:
         state_mod.keep(state_path, updated)
+    elif not args.no_state:  # input read only from files: no store to keep the record beside
+        sys.stderr.write(
+            "abstat history: note: no record of change points is kept for input read only from files "
+            "(every change point is new on every run"
+            + (", --exit-code 1 each time" if args.exit_code else "")
+            + "); give --state FILE to keep one\n"
+        )
     if args.exit_code and (args.confirm or args.bisect):
         return 1 if any(item.holds for item in confirmed) else 0
     return int(args.exit_code and any(s != "kept" for r in report.results for s in r.status.values()))

@@ -35,13 +35,15 @@ def execute(
     resuming: bool = False,
     report: bool = True,
     host_hooks: Any = None,
+    store_kept: bool = True,
 ) -> tuple[int, Any]:
     """Run ``spec`` through the engine, showing its events, then print its comparison (unless not
-    ``report``); (exit status, the engine's result).  Shared with ``demo`` and ``noise``."""
+    ``report``); (exit status, the engine's result).  Shared with ``demo`` and ``noise``; ``store_kept``
+    False: ``spec``'s store is temporary (no advice names it)."""
     from abstat.engine import Engine
     from abstat.cli.progress.display import RunDisplay
 
-    with RunDisplay(sys.stderr, progress=progress) as display:
+    with RunDisplay(sys.stderr, progress=progress, store_kept=store_kept) as display:
         # how the comparison is rendered goes with each invocation: a resume renders it alike
         engine = Engine(
             on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}}, host_hooks=host_hooks

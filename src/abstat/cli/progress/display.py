@@ -10,6 +10,7 @@ a context manager, so that the live display stops whatever happens.
 from __future__ import annotations
 
 import math
+import shlex
 from typing import Any, TextIO
 
 from abstat.render import escape
@@ -18,15 +19,23 @@ from abstat.render.units import fits
 
 # When the doctor warned about load: CPU time (user, sys) counts only this process's own work, so a change
 # that wall-clock time hides under other work shows in it (issue 35's loaded-machine regression).
-LOAD_ADVICE = (
-    "note: under load, wall time includes waiting for other work; user and sys CPU time resist it: "
-    "compare them (abstat show EXPERIMENT --metric user,sys)"
-)
+LOAD_ADVICE = "note: under load, wall time includes waiting for other work; user and sys CPU time resist it"
+
+
+def load_advice(experiment: str, store: str | None) -> str:
+    """:data:`LOAD_ADVICE` and the command that compares CPU time, as it can be run (the experiment and
+    store shell-quoted; ``store`` None: a temporary store, gone when the command ends: no command)."""
+    if store is None:
+        return f"{LOAD_ADVICE} (the runs are in a temporary store: give --store PATH to keep them)"
+    command = shlex.join(["abstat", "show", experiment, "--metric", "user,sys", "--store", store])
+    return f"{LOAD_ADVICE}: compare them ({command})"
 
 
 class RunDisplay:
-    def __init__(self, stream: TextIO, *, progress: bool = True) -> None:
+    def __init__(self, stream: TextIO, *, progress: bool = True, store_kept: bool = True) -> None:
+        """``store_kept`` False: the runs go to a temporary store (``abstat demo``), so no advice names it."""
         self.stream = stream
+        self.store_kept = store_kept
         self.enabled = progress
         self.local: Any = None
         self.lab: Any = None
@@ -69,7 +78,7 @@ class RunDisplay:
         for warning in event.doctor_warnings:
             self._line(f"note: abstat doctor warns: {warning}")
         if any(warning.split(":", 1)[0].strip() == "load" for warning in event.doctor_warnings):
-            self._line(LOAD_ADVICE)
+            self._line(load_advice(event.experiment, event.store if self.store_kept else None))
         if event.perf_in_times:
             self.stream.write("note: with --perf, wall/user/sys time and peak RSS include perf stat itself\n")
         self.stream.flush()
