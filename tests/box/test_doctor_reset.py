@@ -148,3 +148,51 @@ def test_every_command_tune_runs_has_a_known_undo():
     assert commands, "the laptop tree runs irqbalance"
     for change in commands:
         assert tune_mod.KNOWN_COMMANDS[tuple(change.command)] == tuple(change.undo_command)
+
+
+@pytest.mark.parametrize(
+    "check, file, old, named",
+    [
+        ("aslr", "proc/sys/kernel/core_pattern", "|/tmp/evil.sh %p", "is not a file abstat doctor --tune writes"),
+        ("nmi-watchdog", "proc/sys/kernel/modprobe", "/tmp/evil.sh", "is not a file abstat doctor --tune writes"),
+        ("turbo", "proc/sys/kernel/nmi_watchdog", "1", "is not a file abstat doctor --tune writes"),
+        ("cpu-governor", "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "/tmp/x", "is not one check"),
+        ("transparent-hugepages", "sys/kernel/mm/transparent_hugepage/enabled", "sometimes", "is not one check"),
+        ("perf-counters", "proc/sys/kernel/perf_event_paranoid", "12345", "is not one check"),
+    ],
+)
+def test_reset_writes_only_the_files_and_values_tune_writes(tmp_path, check, file, old, named):
+    # attack22 A9: a record could set kernel.core_pattern = |prog (the kernel runs it as root)
+    root = _tree(tmp_path)
+    target = root / file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("core\n")
+    state = _record(tmp_path / "state.json", [{"check": check, "path": str(target), "old": old, "new": "x"}])
+    done = _doctor("--reset", "--root", str(root), "--state", str(state))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert named in done.stderr and str(target) in done.stderr and not done.stdout, done.stderr
+    assert target.read_text() == "core\n" and state.exists()
+
+
+def test_reset_lists_what_it_writes_before_writing(tmp_path):
+    root = _tree(tmp_path)
+    state = str(tmp_path / "state.json")
+    assert _doctor("--tune", "--root", str(root), "--state", state).returncode == 0
+    recorded = json.loads(Path(state).read_text())["changes"]
+    done = _doctor("--reset", "--root", str(root), "--state", state)
+    assert done.returncode == 0, done.stderr
+    listed = done.stderr.splitlines()
+    assert listed == [f"reset will write {entry['old']} to {entry['path']}" for entry in reversed(recorded)]
+    assert (root / "sys/devices/system/cpu/intel_pstate/no_turbo").read_text() == "0\n"
+
+
+@pytest.mark.parametrize("tree", sorted(p.name for p in DATA.iterdir() if p.is_dir()))
+def test_every_file_tune_writes_is_a_known_write(tree):
+    import re
+
+    root = os.path.realpath(DATA / tree)
+    for finding in run_checks(Context(root)):
+        for change in finding.changes:
+            if change.path is not None:
+                path, value = tune_mod.KNOWN_WRITES[finding.name]
+                assert re.fullmatch(path, change.path[len(root) :]) and re.fullmatch(value, change.value or "")

@@ -88,9 +88,11 @@ def test_a_gate_with_nothing_to_compare_exits_2_saying_why(tmp_path: Path) -> No
     assert "gate: pass" not in result.stderr
 
 
-def test_a_gate_over_pairs_that_cannot_be_judged_passes_and_says_so(tmp_path: Path) -> None:
+def test_a_gate_over_pairs_none_of_which_can_be_judged_exits_2_saying_why(tmp_path: Path) -> None:
+    # attack22 A8: laid side by side but none judged is no pass either (tests/report/test_gate_judged_none.py)
     (tmp_path / "a.txt").write_text("1.0\n")
     (tmp_path / "b.txt").write_text("1.5\n")
     result = run_abstat("report", tmp_path / "a.txt", tmp_path / "b.txt", "--fail-on", "slower")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "gate: 1 comparison(s) could not be judged" in result.stderr
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "--fail-on slower: nothing could be judged" in line and "1 sample; at least 2" in line, line

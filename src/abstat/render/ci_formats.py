@@ -66,6 +66,7 @@ def findings(
             names=[name],
             p_adjusted=[p_adjusted[index] if p_adjusted is not None else family_p(comp)],
             confidence=comp.confidence,
+            refuse_unjudged=False,
         )
         finding = _finding(comp, name, gate, sources[index] if sources else None)
         if finding is not None:

@@ -12,8 +12,12 @@
 
 A change whose estimate is beyond the threshold but whose interval reaches back inside
 it is *not* proven beyond it and does not fail the gate; neither does a comparison that
-cannot be judged (its lines say how many there were).  Nothing laid side by side at all (one
-variant: no comparison to judge) is refused (exit 2), never passed.  This module only decides; commands print and exit.
+cannot be judged (its lines say how many there were) when the gate judged at least one
+other.  A gate that judged none is refused (exit 2), never passed: nothing laid side by
+side at all (one variant: no comparison to judge), or pairs laid side by side of which none
+could be judged (one run a side, both sides constant, every run of one side failed...: the
+cheapest way past a gate would be to make the numbers unjudgeable; attack22 A8).  This
+module only decides; commands print and exit.
 """
 
 from __future__ import annotations
@@ -94,13 +98,17 @@ def evaluate(
     adjust: str = "holm",
     nothing: str | None = None,
     uncompared: int = 0,
+    why_uncompared: str = "",
+    refuse_unjudged: bool = True,
 ) -> GateResult:
     """Gate ``comparisons`` (:class:`abstat.comparison.Comparison`).  ``p_adjusted``:
     p-values already adjusted over the family (a report's); else they are adjusted
     here with ``adjust``.  ``names``: how each comparison is named in the lines.  No comparison at all is a
     UsageError (exit 2: a gate given nothing to judge never passes), ``nothing`` saying why there is none;
     ``uncompared``: pairs laid side by side but not compared (a report's cells of one value a side), counted
-    as comparisons that cannot be judged."""
+    as comparisons that cannot be judged, ``why_uncompared`` saying why.  When none of them could be judged,
+    a UsageError too (saying why the first could not), unless ``refuse_unjudged`` is false (one comparison's
+    annotation, :mod:`abstat.render.ci_formats`, rather than a gate's verdict)."""
     from abstat.errors import UsageError
     from abstat.report.adjust import adjust_p_values
 
@@ -116,21 +124,40 @@ def evaluate(
         p_adjusted = adjust_p_values(raw, adjust)
     result = GateResult(fail_on=fail_on, threshold=limit, unjudged=uncompared)
     alpha = 1.0 - confidence
+    why = why_uncompared
     for index, comparison in enumerate(comparisons):
         ci = comparison.ci_pct
         p = p_adjusted[index]
+        name = names[index] if names else f"{comparison.candidate} vs {comparison.baseline}"
         if not _judgeable(comparison, p) or p is None:  # (p is None: said again for the type checker)
             result.unjudged += 1
+            why = why or f"{name}: {_why_not_judged(comparison, p)}"
             continue
         result.judged += 1
         direction = _direction(comparison, float(ci[0]), float(ci[1]), limit)
         if direction is None or p >= alpha or (fail_on != "change" and direction != fail_on):
             continue
-        name = names[index] if names else f"{comparison.candidate} vs {comparison.baseline}"
         result.hits.append(
             GateHit(name, direction, float(comparison.delta_pct), (float(ci[0]), float(ci[1])), float(p))
         )
+    if refuse_unjudged and not result.judged:
+        raise UsageError(
+            f"{{fail_on}} {fail_on}: nothing could be judged: {result.unjudged} comparison(s) laid side by side,"
+            f" none with an interval and a p-value ({why}); a gate that judged nothing does not pass",
+            fields=["fail_on"],
+        )
     return result
+
+
+def _why_not_judged(comparison: Any, p: float | None) -> str:
+    """Why a comparison cannot be gated: its own "cannot judge" warning, else what it lacks."""
+    for warning in getattr(comparison, "warnings", None) or ():
+        if warning.code == "cannot-judge":
+            return str(warning.message)
+    ci = comparison.ci_pct
+    if ci is None or any(math.isnan(x) for x in ci):
+        return "no confidence interval"
+    return "no p-value" if p is None or math.isnan(p) else f"verdict {comparison.verdict!r}"
 
 
 def _judgeable(comparison: Any, p: float | None) -> bool:
@@ -157,6 +184,17 @@ def gate_report(report: Any, fail_on: str, threshold: float | None) -> GateResul
         p_adjusted=[c.p_adjusted if c.p_adjusted is not None else (0.0 if c.significant else 1.0) for c in cells],
         confidence=report.confidence,
         uncompared=max(0, len(report.pairs()) - len(cells)),
+        why_uncompared=_why_not_compared(report),
         nothing=f"no row has both the baseline {report.by}={report.baseline} and another {report.by}"
         + (f" (the inputs hold only {report.by}={report.baseline})" if len(report.columns) < 2 else ""),
     )
+
+
+def _why_not_compared(report: Any) -> str:
+    """The first pair laid side by side but not compared, and why (its note), or ""."""
+    for _, cell in report.pairs():
+        if cell.comparison is None:
+            said = [m.get("message") for m in cell.messages if m.get("code") == "not-compared"]
+            place = "/".join(v for v in (*cell.row, cell.column) if v)
+            return f"{place}: not compared: {said[0]}" if said else f"{place}: not compared"
+    return ""

@@ -10,9 +10,12 @@ and the commands are returned for the user to run with sudo.
 The record is read back as untrusted input (issue 36): ``--reset`` writes
 only under ``/proc/sys`` and ``/sys`` (of ``--root`` when given), never
 through a link, runs only the undo commands abstat itself knows
-(:data:`KNOWN_COMMANDS`), and reads only a record owned by this user that
-no one else may write; it is written in a private directory through a new
-file (``O_EXCL``) renamed over it.
+(:data:`KNOWN_COMMANDS`), writes only the files ``--tune`` itself changes
+with a value of the kind their check writes (:data:`KNOWN_WRITES`: a
+governor's name, 0 or 1, THP's words, never ``kernel.core_pattern``), and
+reads only a record owned by this user that no one else may write; it is
+written in a private directory through a new file (``O_EXCL``) renamed over
+it.  What ``--reset`` will write and run is listed before anything is.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from abstat.box.doctor.base import WARN, Change, Finding
@@ -34,6 +39,18 @@ STATE_ENV = "ABSTAT_DOCTOR_STATE"
 # the commands --tune runs, and their undo: the only commands a record may name
 KNOWN_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("systemctl", "stop", "irqbalance"): ("systemctl", "start", "irqbalance"),
+}
+_CPU = "/sys/devices/system/cpu"
+_BIT = "[01]"
+# the files each check's --tune writes (below the root), and the values that file may be given back: the
+# only writes a record may name (attack22 A9: not any sysctl, whose value the kernel may run as root)
+KNOWN_WRITES: dict[str, tuple[str, str]] = {
+    "cpu-governor": (_CPU + r"/cpu[0-9]+/cpufreq/scaling_governor", "[a-z][a-z0-9_]{0,15}"),
+    "turbo": (_CPU + r"/(intel_pstate/no_turbo|cpufreq/boost)", _BIT),
+    "c-states": (_CPU + r"/cpu[0-9]+/cpuidle/state[0-9]+/disable", _BIT),
+    "transparent-hugepages": ("/sys/kernel/mm/transparent_hugepage/enabled", "always|madvise|never"),
+    "nmi-watchdog": ("/proc/sys/kernel/nmi_watchdog", _BIT),
+    "perf-counters": ("/proc/sys/kernel/perf_event_paranoid", "-?[0-9]"),
 }
 MAX_RECORD_BYTES = 1 << 20
 MAX_VALUE_CHARS = 4096
@@ -160,7 +177,7 @@ def _checked_entry(entry: Any, root: str) -> str | None:
         return "a change is not an object"
     path, old, undo = entry.get("path"), entry.get("old"), entry.get("undo")
     if path is not None:
-        return _checked_write(path, old, root)
+        return _checked_write(path, old, root) or _known_write(entry.get("check"), path, old, root)
     if undo is None:
         return None
     if not isinstance(undo, list) or tuple(undo) not in KNOWN_COMMANDS.values():
@@ -179,6 +196,17 @@ def _checked_write(path: Any, old: Any, root: str) -> str | None:
         return f"path {path!r} is not a file under {root}/proc/sys or {root}/sys"
     if old is not None and not (isinstance(old, str) and len(old) <= MAX_VALUE_CHARS and old.isprintable()):
         return f"the old value of {path!r} is not one line of text"
+    return None
+
+
+def _known_write(check: Any, path: str, old: Any, root: str) -> str | None:
+    """Why a recorded write is not one ``--tune`` makes: its check writes no such file, or no such value."""
+    known = KNOWN_WRITES.get(check) if isinstance(check, str) else None
+    below = path[len(os.path.realpath(root)) :] if root else path
+    if known is None or not re.fullmatch(known[0], below):
+        return f"path {path!r} is not a file abstat doctor --tune writes for check {check!r}"
+    if old is not None and not re.fullmatch(known[1], old):
+        return f"the old value {old!r} of {path!r} is not one check {check!r} writes"
     return None
 
 
@@ -248,12 +276,16 @@ def tune(
     return result
 
 
-def reset(*, state_path: str, root: str = "") -> TuneResult:
+def reset(*, state_path: str, root: str = "", announce: Callable[[list[str]], None] | None = None) -> TuneResult:
     """Undo every recorded change, newest first, and remove the record (``root``: the saved tree the
     changes were made in, as ``--tune --root``).  A record holding a change abstat would not make is
-    refused whole, nothing undone: :class:`InputError` naming it."""
+    refused whole, nothing undone: :class:`InputError` naming it.  ``announce`` is given what will be
+    written and run, one line each, before anything is."""
     result = TuneResult(state_path=state_path)
     state = _load_state(state_path, root)
+    planned = [line for line in map(_planned, reversed(state["changes"])) if line]
+    if announce is not None and planned:
+        announce(planned)
     if not root:
         _release_isolations(result)
     if not state["changes"]:
@@ -285,6 +317,13 @@ def reset(*, state_path: str, root: str = "") -> TuneResult:
         with contextlib.suppress(OSError):
             os.unlink(state_path)
     return result
+
+
+def _planned(entry: dict[str, Any]) -> str:
+    """What undoing one recorded change will do ("" nothing): write a file, or run a command."""
+    if entry.get("path") and entry.get("old") is not None:
+        return f"write {entry['old']} to {entry['path']}"
+    return "run " + " ".join(entry["undo"]) if entry.get("undo") else ""
 
 
 def _release_isolations(result: TuneResult) -> None:

@@ -193,7 +193,7 @@ def add_fail_on(parser: argparse.ArgumentParser) -> None:
         choices=("slower", "faster", "change"),
         default=None,
         help="CI gate: exit 1 when a change this way is proven beyond --threshold (significant "
-        "after Holm, the whole interval beyond it); else 0; 2 on bad input",
+        "after Holm, the whole interval beyond it); else 0; 2 on bad input or when no comparison could be judged",
     )
     parser.add_argument(
         "--outliers",

@@ -102,7 +102,8 @@ def main(argv: list[str]) -> int:
         return _on_hosts(args, cpus)
     state_path = args.state or default_state_path()
     if args.reset:
-        sys.stdout.write(render_tuning(reset(state_path=state_path, root=args.root), "reset", args.format))
+        result = reset(state_path=state_path, root=args.root, announce=_announce)
+        sys.stdout.write(render_tuning(result, "reset", args.format))
         return 0
     from abstat.box.runner.perf import counters_probe
 
@@ -115,6 +116,15 @@ def main(argv: list[str]) -> int:
         return 0
     sys.stdout.write(render_findings(findings, args.format))
     return _status(args, findings)
+
+
+def _announce(planned: list[str]) -> None:
+    """What --reset is about to write and run, on standard error before it does."""
+    from abstat.render.doctor import terminal_safe
+
+    for line in planned:
+        sys.stderr.write(terminal_safe(f"reset will {line}") + "\n")
+    sys.stderr.flush()
 
 
 def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
