@@ -126,11 +126,7 @@ def unreachable(comparisons: Sequence[Any], method: str, alpha: float, size: int
     if m * floor <= alpha:
         return None
     unit = family[0].unit if len({c.unit for c in family}) == 1 else "values"
-    rule = (
-        f"Holm over {m} comparisons needs one below {alpha / m:.2g}"
-        if m > 1
-        else f"it must be below {alpha:.2g}"
-    )
+    rule = f"Holm over {m} comparisons needs one below {alpha / m:.2g}" if m > 1 else f"it must be below {alpha:.2g}"
     return named(
         f"No cell can be significant: with {n_a} {unit} against {n_b} the smallest p-value the rank test can give "
         f"is {floor:.2g}, and {rule}; more runs (abstat plan says how many) or fewer comparisons ({{metrics}}) can.",
