@@ -131,13 +131,16 @@ def summarise(
     if kept is not None:
         kept.append(ordered)
     d = describe_array(everything, factor, ordered)
-    ci = median_ci_of_sorted(ordered, confidence)
+    # with runs as the unit, the interval from the run medians: the samples' order statistics read 30 samples
+    # of 6 runs as 30 independent ones (a "90%" interval held the median 59% of the time: attack22 A10)
+    ci = median_ci_of_sorted(ordered if len(kept_runs) < 2 else _run_medians(kept_runs), confidence)
     if ci is None and medians:
         need = min_n_for_median_ci(confidence)
+        what = f"{d.n} samples" if len(kept_runs) < 2 else f"{len(kept_runs)} runs (their medians)"
         found.append(
             StatWarning(
                 "too-few-samples",
-                f"{v.name}: {d.n} samples cannot give a distribution-free {confidence:.0%} interval "
+                f"{v.name}: {what} cannot give a distribution-free {confidence:.0%} interval "
                 f"for the median; {need} would",
                 v.name,
             )
@@ -223,3 +226,12 @@ def _order(
     correlations = diagnostics.rank_correlations(values, distinct, ordered, starts)
     lag1 = correlations[1] if correlations is not None else 0.0
     return lag1, diagnostics.drift(name, values, correlations=correlations)
+
+
+def _run_medians(runs: list[Any]) -> Any:
+    """The runs' medians, sorted (:func:`abstat.stats.nested.run_stats`)."""
+    import numpy as np
+
+    from abstat.stats import nested
+
+    return np.sort(nested.run_stats([np.asarray(run, dtype=float) for run in runs]).medians)
