@@ -123,3 +123,37 @@ def test_export_through_a_symlink_and_a_fifo(store, tmp_path):
     assert abstat("report", "--store", str(store), "--format", "csv", "-o", str(fifo), cwd=tmp_path).returncode == 0
     reader.join(10)
     assert stat.S_ISFIFO(fifo.stat().st_mode) and received and received[0].count(b"\n") > 1
+
+
+def test_an_output_naming_an_input_is_refused_and_the_input_kept(tmp_path):
+    """attack22 A7: ``-o`` onto the command's own input (itself, a link to it, a file in an input directory,
+    the state or the store) is refused in one line before any work, exit 2, and the input is left whole."""
+    samples = "".join(f"{v}\n" for v in range(1, 21))
+    (tmp_path / "a.txt").write_text(samples)
+    (tmp_path / "b.txt").write_text("".join(f"{v}\n" for v in range(2, 22)))
+    (tmp_path / "link.txt").symlink_to("a.txt")
+    history = "rev,bench,value\n" + "".join(f"r{i:02d},b,{100 + i % 3}\n" for i in range(12))
+    (tmp_path / "d").mkdir()
+    for name in ("h.csv", "d/h.csv", "state.json"):
+        (tmp_path / name).write_text(history)
+    for args, victim in (
+        (["report", "a.txt", "b.txt", "-o", "a.txt"], "a.txt"),
+        (["report", "a.txt", "b.txt", "-o", "link.txt"], "a.txt"),
+        (["report", "a.txt", "b.txt", "--format", "hyperfine", "-o", "b.txt"], "b.txt"),
+        (["history", "--input", "h.csv", "--no-state", "-o", "h.csv"], "h.csv"),
+        (["history", "--input", "d", "--no-state", "-o", "d/h.csv"], "d/h.csv"),
+        (["history", "--input", "h.csv", "--state", "state.json", "-o", "state.json"], "state.json"),
+    ):
+        before = (tmp_path / victim).read_text()
+        result = abstat(*args, cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert result.stderr.count("\n") == 1 and "is an input of this command" in result.stderr, result.stderr
+        assert (tmp_path / victim).read_text() == before
+    assert abstat("report", "a.txt", "b.txt", "-o", "out.txt", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "out.txt").read_text().startswith("abstat report")
+
+
+def test_export_refuses_one_file_for_samples_and_machines(store, tmp_path):
+    result = abstat("export", "--store", str(store), "-o", "x.csv", "--machines", "./x.csv", cwd=tmp_path)
+    assert result.returncode == 2 and "-o and --machines name the same file" in result.stderr
+    assert not (tmp_path / "x.csv").exists()

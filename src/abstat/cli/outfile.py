@@ -11,6 +11,9 @@
   would replace the device.
 * A SQLite database (a result store, or its write-ahead log) is never
   replaced: ``-o abstat.db`` is refused, the runs recorded there stay.
+* Nor is one of the command's own inputs (``report old.txt new.txt -o
+  old.txt``, a link to one, a file inside an input directory): the
+  command names them (``inputs``) and the output is refused before any work.
 * Every write, the flush and the close are checked.  On failure (a full
   disk, ``/dev/full``) no partial file is left where a regular file was
   asked for, and the error is one line naming the file
@@ -22,15 +25,16 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO
 
 from abstat.errors import InputError
 
 
-def check_output(path: str) -> tuple[str, int | None]:
-    """Refuse an ``-o`` target that must not be written (a directory, a SQLite database) before
-    any work is done; returns the real target and its mode (None: it does not exist yet)."""
+def check_output(path: str, inputs: Iterable[str | None] = ()) -> tuple[str, int | None]:
+    """Refuse an ``-o`` target that must not be written (a directory, a SQLite database, one of the
+    command's ``inputs``: files, ``LABEL=FILE``, globs, directories) before any work is done; returns
+    the real target and its mode (None: it does not exist yet)."""
     target = os.path.realpath(path)  # through symbolic links (a dangling one: its target is created)
     try:
         mode = os.stat(target).st_mode
@@ -44,12 +48,53 @@ def check_output(path: str) -> tuple[str, int | None]:
         raise InputError(
             "will not replace a SQLite database (a result store?) with the output; choose another -o FILE", path=path
         )
+    if mode is not None:
+        _refuse_inputs(path, target, inputs)
     return target, mode
 
 
-def write_output(path: str, write: Callable[[TextIO], object], *, newline: str | None = None) -> None:
-    """Call ``write(handle)`` with a UTF-8 text handle whose contents end up in ``path``."""
-    target, mode = check_output(path)
+def _refuse_inputs(path: str, target: str, inputs: Iterable[str | None]) -> None:
+    for given in inputs:
+        for candidate in _paths_of(given):
+            if _holds(candidate, target):
+                shown = (
+                    f" (in {candidate})" if os.path.isdir(candidate) else "" if candidate == path else f" ({candidate})"
+                )
+                raise InputError(
+                    f"is an input of this command{shown}: the output would replace it; choose another -o FILE",
+                    path=path,
+                )
+
+
+def _paths_of(given: str | None) -> Iterator[str]:
+    """The files an input argument may name: itself, the FILE of ``LABEL=FILE``, what a glob matches."""
+    if not given or given == "-":
+        return
+    import glob
+
+    for text in (given, given.partition("=")[2]) if "=" in given else (given,):
+        if text:
+            yield text
+            if any(c in text for c in "*?["):
+                yield from glob.glob(text)
+
+
+def _holds(candidate: str, target: str) -> bool:
+    """Whether ``candidate`` is the file ``target`` (through links), or a directory it lies in."""
+    try:
+        if os.path.isdir(candidate):
+            return os.path.commonpath([os.path.realpath(candidate), target]) == os.path.realpath(candidate)
+        return os.path.samefile(candidate, target)
+    except (OSError, ValueError):
+        return False
+
+
+def write_output(
+    path: str, write: Callable[[TextIO], object], *, newline: str | None = None, inputs: Iterable[str | None] = ()
+) -> None:
+    """Call ``write(handle)`` with a UTF-8 text handle whose contents end up in ``path`` (not one of
+    ``inputs``: :func:`check_output`)."""
+    target, mode = check_output(path, inputs)
     if mode is None or stat.S_ISREG(mode):
         _replace_regular(path, target, mode, write, newline)
     else:

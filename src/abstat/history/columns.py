@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abstat.history.files import REV_COLUMNS, TIME_COLUMNS, _delimiter, parse_time
+from abstat.history.files import REV_COLUMNS, _delimiter, parse_time, time_column
 from abstat.history.revision import TIME_LABEL
 
 _UNTAKEN = re.compile('["\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]')  # quotes, NUL, splitlines' rarer breaks
@@ -192,10 +192,17 @@ def _labels(
     return [h for h in header if h not in position and h not in chosen and not numeric(h)]
 
 
-def _positions(header: list[str], rev_label: str) -> tuple[str | None, str | None]:
+def _positions(
+    header: list[str], rev_label: str, reader: _Reader, metrics: Sequence[str] | None
+) -> tuple[str | None, str | None]:
     """The revision's column and the time's (``files._position_columns``)."""
+
+    def smallest(name: str) -> float | None:
+        values = reader.numbers(header.index(name))
+        return None if values is None or np.isnan(values).all() else float(np.nanmin(values))
+
     rev_column = next((c for c in (rev_label, *REV_COLUMNS) if c in header), None)
-    return rev_column, next((c for c in TIME_COLUMNS if c in header), None)
+    return rev_column, time_column(header, metrics, smallest)
 
 
 def _header(body: str) -> tuple[_Reader, list[str]] | None:
@@ -228,17 +235,15 @@ def read_columns(
     if opened is None:
         return None
     reader, header = opened
-    rev_column, time_column = _positions(header, rev_label)
-    if (rev_column or time_column) is None or any(name not in header for name in label_columns or ()):
+    rev_column, when = _positions(header, rev_label, reader, metrics)
+    if (rev_column or when) is None or any(name not in header for name in label_columns or ()):
         return None
-    position = {c for c in (rev_column, time_column) if c is not None}
+    position = {c for c in (rev_column, when) if c is not None}
     chosen = _choose(reader, header, position, metrics, label_columns)
     if chosen is None or set(chosen[1]) & (reserved | {rev_label, TIME_LABEL}):
         return None
-    times = (
-        np.full(reader.body.count("\n"), np.nan) if time_column is None else _times(reader, header.index(time_column))
-    )
+    times = np.full(reader.body.count("\n"), np.nan) if when is None else _times(reader, header.index(when))
     if times is None:
         return None
-    revs = reader.strings(header.index(rev_column or time_column))  # type: ignore[arg-type]
+    revs = reader.strings(header.index(rev_column or when))  # type: ignore[arg-type]
     return Table(revs, times, {name: reader.strings(header.index(name)) for name in chosen[1]}, chosen[0])

@@ -17,7 +17,7 @@ import csv
 import io
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -26,7 +26,6 @@ from abstat.history.revision import TIME_LABEL
 from abstat.report.sampleset import SampleSet
 
 REV_COLUMNS = ("commit",)  # Otava's name, after --rev-label
-TIME_COLUMNS = (TIME_LABEL, "time")  # abstat's, Otava's
 PYPERF_REV_KEYS = ("commit_id", "revision", "commit", "rev")  # pyperformance writes commit_id
 PYPERF_TIME_KEYS = ("commit_date", "date")
 
@@ -112,18 +111,43 @@ def _csv_rows(path: str, text: str) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def _position_columns(path: str, header: list[str], rev_label: str) -> tuple[str | None, str | None]:
+UNIX_FLOOR = 315532800.0  # 1980-01-01 UTC: a 'time' of numbers below it holds measurements (seconds), not dates
+
+
+def time_column(
+    header: Sequence[str], metrics: Sequence[str] | None, smallest: Callable[[str], float | None]
+) -> str | None:
+    """The commit time's column: abstat's ``commit_time``, else Otava's ``time`` unless it is measured (attack22
+    A12: ``rev,bench,time``): named by ``metrics``, or numbers of which one is no Unix time after 1980
+    (``smallest(name)``: the column's smallest number; None when a cell is no number, or none is filled)."""
+    if TIME_LABEL in header:
+        return TIME_LABEL
+    if "time" not in header or "time" in (metrics or ()):
+        return None
+    least = smallest("time")
+    return "time" if least is None or least >= UNIX_FLOOR else None
+
+
+def _smallest(body: list[list[str]], index: int) -> float | None:
+    numbers = [_number(row[index]) for row in body if row[index]]
+    return None if not numbers or None in numbers else min(n for n in numbers if n is not None)
+
+
+def _position_columns(
+    path: str, header: list[str], body: list[list[str]], rev_label: str, metrics: Sequence[str] | None
+) -> tuple[str | None, str | None]:
     """The revision's column and the time's (either may be None, not both)."""
     rev_column = next((c for c in (rev_label, *REV_COLUMNS) if c in header), None)
-    time_column = next((c for c in TIME_COLUMNS if c in header), None)
-    if rev_column is None and time_column is None:
+    when = time_column(header, metrics, lambda name: _smallest(body, header.index(name)))
+    if rev_column is None and when is None:
+        measured = "'time' holds measurements, not dates or Unix times: " if "time" in header else ""
         raise InputError(
-            f"no {rev_label!r}, 'commit' or 'time' column to order the rows by "
+            f"{measured}no {rev_label!r}, 'commit' or 'time' column to order the rows by "
             "({rev_label} names the revision's column)",
             path=path,
             fields=["rev_label"],
         )
-    return rev_column, time_column
+    return rev_column, when
 
 
 def _numeric_columns(header: list[str], body: list[list[str]], position: set[str | None]) -> set[str]:
@@ -176,7 +200,7 @@ def _csv_columns(
 ) -> _Columns:
     """(the revision's column, the time's, the metric columns, the label columns); no metric
     columns when ``metrics`` names none of this file's (another file may hold them)."""
-    rev_column, time_column = _position_columns(path, header, rev_label)
+    rev_column, time_column = _position_columns(path, header, body, rev_label, metrics)
     position = {rev_column, time_column} - {None}
     numeric = _numeric_columns(header, body, position)
     for name in label_columns or []:

@@ -32,7 +32,7 @@ def read_csv(
 
         if is_export(header):  # abstat export's rows: read back as the store's sets
             return read_export(path, header, body)
-    labels_cols, metrics = _columns(path, header, body, value_columns, label_columns)
+    labels_cols, metrics, configurations = _columns(path, header, body, value_columns, label_columns)
     _refuse_metric_column(path, header_line, labels_cols, metrics)
     if not metrics:
         raise InputError(
@@ -41,29 +41,52 @@ def read_csv(
             line=header_line,
             fields=["csv_value"],
         )
-    return _sets(path, header, body, labels_cols, metrics)
+    sets = _sets(path, header, body, labels_cols, metrics)
+    for name in configurations:
+        note = (
+            f"{path}: column {name!r} read as a label, a configuration (few integers, each as often in every "
+            f"variant); --csv-value {name} compares it as a measurement"
+        )
+        for sample_set in sets:
+            sample_set.notes.append(note)
+    return sets
 
 
 def _columns(
     path: str, header: list[str], body: Body, value_columns: list[str] | None, label_columns: list[str] | None
-) -> tuple[list[str], list[str]]:
-    """The label columns and the value columns: those chosen, else the columns of numbers are
-    values and the others labels."""
+) -> tuple[list[str], list[str], list[str]]:
+    """The label columns, the value columns and the configuration columns among the labels: those chosen
+    (both: nothing else); else the columns of text, those chosen and the configurations
+    (:mod:`abstat.readers.csvconfig`) are labels, and the other columns of numbers values."""
     _check_chosen(path, header, (value_columns or []) + (label_columns or []))
-    labels_cols = list(label_columns) if label_columns is not None else _text_columns(path, header, body, value_columns)
+    if value_columns is not None and label_columns is not None:
+        return list(label_columns), list(value_columns), []
+    from abstat.readers.csvconfig import configuration_columns
+
+    labels_cols = list(
+        dict.fromkeys([*(label_columns or ()), *_text_columns(path, header, body, value_columns, label_columns)])
+    )
+    numeric = [h for h in header if h not in labels_cols]
+    configurations = [
+        h for h in configuration_columns(header, body, labels_cols, numeric) if h not in (value_columns or ())
+    ]
+    labels_cols += configurations
     metrics = list(value_columns) if value_columns is not None else [h for h in header if h not in labels_cols]
-    return labels_cols, metrics
+    return labels_cols, metrics, configurations
 
 
-def _text_columns(path: str, header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
-    """The columns not chosen as values that are not all numbers (nor all numbers with commas: refused)."""
+def _text_columns(
+    path: str, header: list[str], body: Body, value_columns: list[str] | None, label_columns: list[str] | None
+) -> list[str]:
+    """The columns not chosen as values that are not all numbers (nor all numbers with commas, unless chosen as
+    labels: refused)."""
     found = [
         h
         for i, h in enumerate(header)
         if h not in (value_columns or ()) and not all(looks_numeric(r[i]) for _, r in body)
     ]
     if value_columns is None:  # values chosen: a column of CPU lists ("0,1") is only a label
-        _refuse_comma_numbers(path, header, body, found)
+        _refuse_comma_numbers(path, header, body, [h for h in found if h not in (label_columns or ())])
     return found
 
 

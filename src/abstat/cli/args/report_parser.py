@@ -80,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="format of the INPUT files (default auto: recognised by content)",
     )
     parser.add_argument("--csv-value", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated value (metric) columns")
-    parser.add_argument("--csv-labels", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated label columns")
+    parser.add_argument(
+        "--csv-labels", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated label columns (with the columns of text)"
+    )
     add_columns(parser)
     parser.add_argument(
         "--columns",

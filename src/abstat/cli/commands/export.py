@@ -6,6 +6,7 @@ report --format hyperfine``).  The writers are :mod:`abstat.render.rows_export`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
@@ -47,6 +48,13 @@ def main(argv: list[str]) -> int:
     if args.machines is not None and args.format == "hyperfine":
         raise UsageError("--machines: hyperfine's JSON has no machine records; use --format csv or json")
     path = resolve_store_path(args.store)
+    if args.output and args.machines and os.path.realpath(args.output) == os.path.realpath(args.machines):
+        raise UsageError("-o and --machines name the same file; the machine records would replace the samples")
+    for output in (args.output, args.machines):
+        if output:
+            from abstat.cli.outfile import check_output
+
+            check_output(output, [path])  # before the work: never onto the store
     with open_store(path, create=False) as store:
         if args.experiment is not None and not store.has_experiment(args.experiment):
             raise InputError(f"no experiment {args.experiment!r}", path=store.display)

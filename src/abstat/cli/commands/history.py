@@ -104,7 +104,7 @@ def _check(args: argparse.Namespace) -> None:
     if args.output:
         from abstat.cli.outfile import check_output
 
-        check_output(args.output)  # before the work: never onto the store, say
+        check_output(args.output, [*args.input, args.store, args.state])  # before the work: never onto an input
 
 
 def _analyse(args: argparse.Namespace, store_path: str | None) -> tuple[HistoryReport, dict, str | None]:

@@ -39,6 +39,10 @@ def main(argv: list[str]) -> int:
     args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
     if args.width is not None and args.width < 40:
         raise UsageError(f"--width {args.width}: a table needs at least 40 columns")
+    if args.output:
+        from abstat.cli.outfile import check_output
+
+        check_output(args.output, [*args.inputs, args.store])  # before the work: never onto an input
     from abstat.render import terminal
     from abstat.report import api
 
