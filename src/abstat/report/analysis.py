@@ -19,7 +19,7 @@ the experiment from a store judges it by unless its flags say otherwise (:meth:`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from abstat.errors import UsageError
@@ -65,11 +65,27 @@ def common_unit_data(x: Any, y: Any, names: tuple[str, str]) -> tuple[list[Any],
     from abstat.stats.warnings import StatWarning
     from abstat.store.run_groups import common_unit
 
+    found = _separate(x.invocations, y.invocations, names)
     groups, notes = common_unit([(name, s.runs, s.invocations) for name, s in zip(names, (x, y), strict=True)])
     if not notes:
-        return data, []
+        return data, found
     data = [runs[0] if len(runs) == 1 else runs for runs in groups]
-    return data, [StatWarning("unit-mismatch", text, name) for name, text in notes]
+    return data, [StatWarning("unit-mismatch", text, name) for name, text in notes] + found
+
+
+def _separate(x: Sequence[int], y: Sequence[int], names: tuple[str, str]) -> list[Any]:
+    """A warning when each side is one ``abstat run`` invocation and not the same one: the two were measured
+    at different times, so what changed between the runs is read as the change (newcomer22 #2: a cell measured
+    while the machine was busy, -60% starred for an identical command; docs/ci.md's one job against one)."""
+    if len(set(x)) != 1 or len(set(y)) != 1 or x[0] == y[0]:
+        return []
+    from abstat.stats.warnings import StatWarning
+
+    text = (
+        f"{names[1]} vs {names[0]}: each measured in one abstat run of its own (invocations {x[0]} and {y[0]}), "
+        "not interleaved: the run-to-run shift is not measured"
+    )
+    return [StatWarning("separate-invocations", text, names[1])]
 
 
 def higher_is_better(

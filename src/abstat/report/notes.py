@@ -80,6 +80,11 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "measured under different machine records",
         "measure on one machine and boot, or say why the difference does not matter",
     ),
+    "separate-invocations": (
+        "each side measured in one abstat run of its own, not interleaved",
+        "a shift between the two runs' times (load, clock frequency, a reboot) is read as the change; "
+        "measure the variants in one run (-v old=... -v new=...) or several runs a side",
+    ),
     "command-differs": (
         "runs of one variant ran different commands",
         "they are pooled as one variant; if that was not meant, measure under a new {experiment} "
