@@ -11,6 +11,7 @@ import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from abstat.cli.commands.judging import compare_higher_is_better, compare_judging
 from abstat.errors import UsageError
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def main(argv: list[str]) -> int:
     sides = variant_sides(variants, args.unit, args.store, args.metric)
     base_side = next((side for side in sides if side.name == args.baseline), sides[0])
     unit, unit_notes = align(sides, args.metric)
-    judging = _judging(args, variants)
+    judging = compare_judging(args, variants)
     # the direction by the baseline's unit only: a candidate's own unit (a fork's 'op/s') does not turn a
     # slowdown into a gain (attack22 A13)
     direction_unit = unit if base_side.unit else None
@@ -116,7 +117,7 @@ def main(argv: list[str]) -> int:
         confidence=args.confidence / 100.0,
         center=args.center,
         threshold=args.threshold,
-        higher_is_better=_higher_is_better(args, variants.values(), direction_unit, judging),
+        higher_is_better=compare_higher_is_better(args, variants.values(), direction_unit, judging),
         seed=args.seed,
         outliers=args.outliers,
     )
@@ -160,49 +161,3 @@ def _stored_metric(args: Any, variants: Any) -> str | None:
     from abstat.cli.args import stored_metric
 
     return stored_metric(args.store, args.metric, variants)[0]
-
-
-def _stored_refs(variants: Any) -> list[str]:
-    """The stored references (``EXPERIMENT:VARIANT``) the variants were read from."""
-    return [
-        source[len("store:") :] for variant in variants for source in variant.sources if source.startswith("store:")
-    ]
-
-
-def _judging(args: Any, variants: Any) -> Any:
-    """The confidence, directions and threshold compared by: the flags given, else what ``abstat run`` stored
-    with the baseline's experiment (:func:`abstat.report.analysis.stored_judging`; the baseline is the first
-    input, or --baseline's).  A candidate's stored analysis is not read: a fork's artifact compared against a
-    trusted baseline must not choose how it is judged (attack22 A13)."""
-    from abstat.report.analysis import Judging, stored_judging
-
-    stored = Judging()
-    base = variants.get(args.baseline) if args.baseline else next(iter(variants.values()))
-    refs = _stored_refs([base]) if base is not None else []
-    if refs:
-        from abstat.store import open_store, resolve_store_path, store_exists
-
-        path = resolve_store_path(args.store)
-        if store_exists(path):  # (as abstat.store.resolved_unit: a variant resolved elsewhere has none)
-            with open_store(path, create=False) as store:
-                stored = stored_judging(store, [refs[0].partition(":")[0]])
-    return stored.over(
-        confidence=args.confidence,
-        higher_is_better=args.higher_is_better,
-        lower_is_better=args.lower_is_better,
-        threshold=args.threshold,
-    )
-
-
-def _higher_is_better(args: Any, variants: Any, unit: str | None, judging: Any) -> bool:
-    """Whether higher is better for the one metric compared (:func:`abstat.report.analysis.higher_is_better`
-    of its unit: the store's, or ``--unit``'s, as the values were aligned to): stored variants' metric is
-    ``--metric``; files hold one unnamed metric, which any name given names (--lower-is-better's first)."""
-    from abstat.report.analysis import higher_is_better
-
-    chosen, lower = judging.higher_is_better, judging.lower_is_better
-    if _stored_refs(variants):
-        return higher_is_better(args.metric, unit, chosen, lower)
-    if args.lower_is_better:
-        return False
-    return bool(args.higher_is_better) or higher_is_better(None, unit, chosen, lower)

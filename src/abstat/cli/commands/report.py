@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from abstat.cli.args.report_parser import build_parser
+from abstat.cli.commands.judging import judge_as_stored, without_saved_baselines
 from abstat.cli.commands.where import resolve_revisions
 from abstat.errors import UsageError
 
@@ -61,8 +62,8 @@ def main(argv: list[str]) -> int:
         machines=False,  # the report's own read below (add_machines): not every set's record
     )
     if not args.inputs:
-        sets = _without_saved_baselines(args, sets)
-    _judge_as_stored(args, sets)
+        sets = without_saved_baselines(args, sets)
+    judge_as_stored(args, sets)
     to_terminal = args.output is None and sys.stdout.isatty()
     fmt = _format(args.format, to_terminal)
     report = None
@@ -89,52 +90,6 @@ def main(argv: list[str]) -> int:
     from abstat.cli.commands.compare_extra import gate_status
 
     return gate_status(args, report=report) if report is not None else 0
-
-
-def _without_saved_baselines(args: argparse.Namespace, sets: Any) -> Any:
-    """A store's sets without its saved baselines (``baseline@NAME``: copies of an experiment's runs, counted
-    twice in Holm's family and the summary row beside the experiment itself: newcomer22 #5), unless --where
-    names experiments; a note on standard error says what was left out and how to include it."""
-    from abstat.store.baselines import PREFIX
-
-    if any(item.split("=", 1)[0].strip() == "experiment" for item in args.where or []):
-        return sets
-    saved = sorted({s.labels.get("experiment", "") for s in sets} - {""})
-    saved = [name for name in saved if name.startswith(PREFIX)]
-    kept = [s for s in sets if not str(s.labels.get("experiment", "")).startswith(PREFIX)]
-    if not saved or not kept:
-        return sets
-    from abstat.render import escape
-
-    names = ", ".join(saved)
-    sys.stderr.write(
-        escape.terminal(
-            f"abstat report: note: left out the saved baseline(s) {names} (copies of stored runs); "
-            f"--where experiment={saved[0]} includes one"
-        )
-        + "\n"
-    )
-    return kept
-
-
-def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
-    """Stored sets are judged as ``abstat run`` judged them (its baseline, confidence, higher-is-better
-    metrics, threshold: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
-    from abstat.report.analysis import Judging, judging_of_sets
-
-    from abstat.report.inputs import default_by
-
-    # by the layout's own columns: without --by a store's sets are laid out by variant too (attack22 A1)
-    stored = Judging() if args.inputs else judging_of_sets(args.store, sets, args.by or default_by(sets))
-    judging = stored.over(
-        baseline=args.baseline,
-        confidence=args.confidence,
-        higher_is_better=args.higher_is_better,
-        lower_is_better=args.lower_is_better,
-        threshold=args.threshold,
-    )
-    args.baseline, args.confidence, args.threshold = judging.baseline, judging.percent, judging.threshold
-    args.higher_is_better, args.lower_is_better = list(judging.higher_is_better), list(judging.lower_is_better)
 
 
 def _format(fmt: str | None, to_terminal: bool) -> str:
