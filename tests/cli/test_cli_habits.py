@@ -19,6 +19,7 @@ import pytest
 from abstat.cli import COMMANDS, main as cli_main
 from abstat.cli.args import option_strings
 from support import paths
+from support.zsh_driver import ZSH_DRIVER
 
 SRC = paths.SRC
 
@@ -263,18 +264,6 @@ def test_fish_completes_stored_experiments_and_doctor_checks(stores):
     assert shown == {"ipi-broadcast", "ipi-unicast"}
     assert other == {"elsewhere"}
     assert checks == {"turbo", "transparent-hugepages", "thermal-throttle"}
-
-
-ZSH_DRIVER = r"""
-zmodload zsh/zpty
-zpty z "PATH=$PATH TERM=dumb zsh -f -i"
-zpty -w z "PS1='> '; fpath=($PWD \$fpath); autoload -U compinit; compinit -u -D; unsetopt beep; print READY"
-out=''; for i in {1..100}; do zpty -rt z chunk && out+=$chunk; [[ $out == *READY*'> '* ]] && break; sleep 0.2; done
-zpty -wn z "$1"$'\t\t'
-out=''; for i in {1..100}; do zpty -rt z chunk && out+=$chunk; [[ $out == *"$2"* ]] && break; sleep 0.2; done
-print -r -- "$out"
-zpty -d z
-"""
 
 
 @pytest.mark.parametrize(

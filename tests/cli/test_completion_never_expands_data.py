@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from support import paths
+from support.zsh_driver import ZSH_DRIVER
 
 SRC = paths.SRC
 
@@ -133,18 +134,6 @@ def test_fish_completion_runs_no_command(hostile):
     assert os.listdir(marks) == []
     shown = {line.split("\t")[0] for line in done.stdout.split("\n") if line}
     assert {n for n in names if n.isprintable()} <= shown, done.stdout
-
-
-ZSH_DRIVER = r"""
-zmodload zsh/zpty
-zpty z "PATH=$PATH TERM=dumb zsh -f -i"
-zpty -w z "PS1='> '; fpath=($PWD \$fpath); autoload -U compinit; compinit -u -D; unsetopt beep; print READY"
-out=''; for i in {1..100}; do zpty -rt z chunk && out+=$chunk; [[ $out == *READY*'> '* ]] && break; sleep 0.2; done
-zpty -wn z "$1"$'\t\t'
-out=''; for i in {1..100}; do zpty -rt z chunk && out+=$chunk; [[ $out == *"$2"* ]] && break; sleep 0.2; done
-print -r -- "$out"
-zpty -d z
-"""
 
 
 def test_zsh_completion_runs_no_command(hostile):
