@@ -266,8 +266,10 @@ def test_noise_command_end_to_end(tmp_path: Path) -> None:
     assert json.loads(again.stdout)["metrics"][0]["detectable_change_pct"] == value["detectable_change_pct"]
     plan = _abstat("plan", "--store", store, "aa:a", "aa:b", "--metric", "value", "--detect", "2%", "--format", "json")
     assert plan.returncode == 0, plan.stderr
-    planned = json.loads(plan.stdout)["samples_per_variant"]  # plan takes a's mean as the base, noise both
-    assert planned == pytest.approx(value["runs_needed_per_variant"]["2%"], rel=0.1)
+    # noise sizes both variants' A/A runs as one pilot, as plan sizes the same values given as one
+    from abstat.comparison.planning import plan as plan_of
+
+    assert plan_of({"value": sample}, detect=2).samples_per_variant == value["runs_needed_per_variant"]["2%"]
     text = _abstat("noise", "--store", store, "--experiment", "aa", "--report", "value")
     assert "detectable change of the Hodges-Lehmann ratio" in text.stdout and "at n = 10/10 runs" in text.stdout
     assert "verdict:" in text.stdout
@@ -303,3 +305,16 @@ def test_a_detectable_change_beyond_any_modelled_size_is_none_not_an_overflow():
     b = [101, 100, 101, 100, 100, 101, 201, 202, 201, 201, 200, 202]
     smallest, needed, _ = detectable_change(a, b, confidence=0.95)
     assert smallest is None and set(needed) == {"1%", "2%", "5%"}
+
+
+def test_the_runs_noise_advises_are_the_ones_plan_advises_on_the_same_runs() -> None:
+    # attack22 A5: noise sized each variant's own 30 A/A runs (17 runs for 1%, where compare then had 70%
+    # power), plan the same 60 values as one pilot (20, 78%).  Both now size the one pilot.
+    from abstat.comparison.planning import plan
+
+    rng = np.random.default_rng(3)
+    runs = 100.0 * np.exp(rng.normal(0.0, 0.01, 60))
+    a, b = list(runs[:30]), list(runs[30:])
+    smallest, needed, _ = detectable_change(a, b, confidence=0.95)
+    for pct in (1, 2, 5):
+        assert needed[f"{pct}%"] == plan({"v": a + b}, detect=pct).samples_per_variant

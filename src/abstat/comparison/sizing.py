@@ -298,7 +298,7 @@ def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
         )
     slope = 2.0 * t_quantile(here.df, 0.5 + confidence / 2.0) * here.se / width  # density of the log ratios
     size = Sizing("hl_ratio", center, (here.unit_x / slope**2, here.unit_y / slope**2))
-    small = SmallPower(lx, ly - result.estimate)  # the candidate recentred at the baseline
+    small = SmallPower(np.sort(lx), np.sort(ly) - result.estimate)  # recentred at the baseline; sorted: any order
     size.simulated = small if small.usable else None
     size.ties_spread = sx.spread or sy.spread
     return size
