@@ -125,6 +125,7 @@ class SmallPower:
         self.x, self.y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         self.seed, self.simulations = seed, simulations
         self._cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._serial: dict[tuple[int, int, float], np.ndarray | None] = {}
 
     @property
     def usable(self) -> bool:
@@ -149,6 +150,10 @@ class SmallPower:
             return math.nan
         xs, ys = self._draws(n1, n2)
         t, u = statistic_and_sum(xs, ys + shift)
+        key = (n1, n2, alpha)
+        if key not in self._serial:
+            self._serial[key] = serial_factor_rows(xs, ys, 1.0 - alpha)  # the order, not the shift, decides
+        t = serial_deflated(t, xs, ys + shift, self._serial[key])
         called = rejects(t, n1, n2, alpha, u)
         if min(n1, n2) <= JOIN_MAX:  # compare also asks Yuen's trimmed t on the logarithms there
             called &= trimmed_rejects(xs, ys + shift, alpha)
@@ -200,6 +205,55 @@ def trimmed_rejects(xs: np.ndarray, ys: np.ndarray, alpha: float) -> np.ndarray:
     for i in np.flatnonzero(np.isfinite(t) & np.isfinite(df)):
         out[i] = 2.0 * stdtr(float(df[i]), -float(t[i])) < alpha
     return out
+
+
+def serial_factor_rows(xs: np.ndarray, ys: np.ndarray, confidence: float) -> np.ndarray | None:
+    """Each data set's variance factors ``(fx, fy)`` from ``compare``'s pre-test for serial correlation
+    (:func:`abstat.stats.dependence.serial_factors`, the simulated values in their drawn order); None
+    below :data:`abstat.stats.dependence.MIN_N` values, where it never fires."""
+    from abstat.stats.dependence import MIN_N, serial_factors
+
+    if min(xs.shape[1], ys.shape[1]) < MIN_N:
+        return None
+    rx, ry = _lag1_ranks(xs), _lag1_ranks(ys)
+    out = np.ones((xs.shape[0], 2))
+    for i in range(xs.shape[0]):
+        out[i, 0], out[i, 1], _ = serial_factors(xs[i], ys[i], (float(rx[i]), float(ry[i])), confidence)
+    return out
+
+
+def serial_deflated(t: np.ndarray, xs: np.ndarray, ys: np.ndarray, factors: np.ndarray | None) -> np.ndarray:
+    """``t`` as ``compare`` sees it after its pre-test for serial correlation: where the pre-test
+    fired on a data set (``factors``: :func:`serial_factor_rows`), its ``T`` takes the variance factors.
+    Without this the sizing promised 82% power at 20 values a side where compare, which widened 28 of
+    300 i.i.d. data sets, delivered 74% (attack22 A5)."""
+    if factors is None:
+        return t
+    out = t.copy()
+    for i in np.flatnonzero(np.any(factors != 1.0, axis=1)):
+        fx, fy = float(factors[i, 0]), float(factors[i, 1])
+        out[i] = t[i] / math.sqrt(fx) if fx == fy else _inflated_statistic(xs[i], ys[i], (fx, fy))
+    return out
+
+
+def _lag1_ranks(v: np.ndarray) -> np.ndarray:
+    """Each row's lag-1 autocorrelation of its ranks (untied rows), as
+    :func:`abstat.stats.dependence.lag1_rank_autocorrelation` computes it."""
+    ranks = np.argsort(np.argsort(v, axis=1, kind="stable"), axis=1, kind="stable").astype(float)
+    centred = ranks - ranks.mean(axis=1, keepdims=True)
+    spread = np.einsum("ij,ij->i", centred, centred)
+    lagged = np.einsum("ij,ij->i", centred[:, 1:], centred[:, :-1])
+    return np.divide(lagged, spread, out=np.zeros_like(spread), where=spread > 0)
+
+
+def _inflated_statistic(x: np.ndarray, y: np.ndarray, factors: tuple[float, float]) -> float:
+    """Brunner-Munzel's ``T`` of one untied pair with the variance factors of ``x`` and ``y``."""
+    small_first = x.size <= y.size
+    z = np.concatenate((x, y) if small_first else (y, x))
+    m = min(x.size, y.size)
+    positions = np.sort(np.argsort(np.argsort(z, kind="stable"), kind="stable")[:m])
+    inflate = factors if small_first else (factors[1], factors[0])
+    return float(statistics(_untied(z.size), positions[None, :], inflate)[0])
 
 
 def statistic(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
