@@ -40,6 +40,8 @@ about 8%, as before); the note says so.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import math
 
 import numpy as np
@@ -102,11 +104,18 @@ def df_factor(sizes: tuple[int, int], factors: tuple[float, float], confidence: 
     estimated from few effective values is itself rough, so its critical
     value is a t's of few degrees of freedom (15 values at ``phi = 0.6``:
     about 3.5 values' worth per side)."""
-    from abstat.stats.distributions import stdtrit
-
     q = 0.5 + confidence / 2.0
     dependent = max(MIN_DF, sum(n / f for n, f in zip(sizes, factors)) - 2.0)
-    return (stdtrit(dependent, q) / stdtrit(max(MIN_DF, sum(sizes) - 2.0), q)) ** 2
+    return (_quantile(dependent, q) / _quantile(max(MIN_DF, sum(sizes) - 2.0), q)) ** 2
+
+
+@lru_cache(maxsize=1024)
+def _quantile(df: float, q: float) -> float:
+    """Student's t quantile (:func:`abstat.stats.distributions.stdtrit`), remembered: the independent
+    samples' one is asked again for every data set the small-n power model pre-tests."""
+    from abstat.stats.distributions import stdtrit
+
+    return stdtrit(df, q)
 
 
 def serial_factors(

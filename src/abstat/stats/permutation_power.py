@@ -211,15 +211,27 @@ def serial_factor_rows(xs: np.ndarray, ys: np.ndarray, confidence: float) -> np.
     """Each data set's variance factors ``(fx, fy)`` from ``compare``'s pre-test for serial correlation
     (:func:`abstat.stats.dependence.serial_factors`, the simulated values in their drawn order); None
     below :data:`abstat.stats.dependence.MIN_N` values, where it never fires."""
-    from abstat.stats.dependence import MIN_N, serial_factors
+    from abstat.stats.dependence import MIN_N, PRETEST_Z, ROUGH_N, SMALL_PRETEST_Z, serial_factors
 
-    if min(xs.shape[1], ys.shape[1]) < MIN_N:
+    n1, n2 = xs.shape[1], ys.shape[1]
+    if min(n1, n2) < MIN_N:
         return None
     rx, ry = _lag1_ranks(xs), _lag1_ranks(ys)
+    # serial_factors' own gate, for every row at once: only the rows it could fire on (a tenth of i.i.d.
+    # ones) or whose order is a sort's (which it reads apart) are asked one by one (8,000 calls were 0.4 s
+    # of `abstat plan a b`'s 0.5)
+    z = (n1 * rx + n2 * ry + 2.0) / (n1 + n2) * math.sqrt(n1 + n2)
+    gate = PRETEST_Z if (n1 + n2) / 2 >= ROUGH_N else SMALL_PRETEST_Z
     out = np.ones((xs.shape[0], 2))
-    for i in range(xs.shape[0]):
+    for i in np.flatnonzero((z > gate - 1e-9) | _monotone(xs) | _monotone(ys)):  # (its own z decides)
         out[i, 0], out[i, 1], _ = serial_factors(xs[i], ys[i], (float(rx[i]), float(ry[i])), confidence)
     return out
+
+
+def _monotone(v: np.ndarray) -> np.ndarray:
+    """Each row is in ascending or descending order, not all equal (:func:`abstat.stats.dependence.is_sorted`)."""
+    steps = v[:, 1:] - v[:, :-1]
+    return np.any(steps != 0, axis=1) & (np.all(steps >= 0, axis=1) | np.all(steps <= 0, axis=1))
 
 
 def serial_deflated(t: np.ndarray, xs: np.ndarray, ys: np.ndarray, factors: np.ndarray | None) -> np.ndarray:
