@@ -62,9 +62,8 @@ def without_saved_baselines(args: Any, sets: Any) -> Any:
 
     if any(item.split("=", 1)[0].strip() == "experiment" for item in args.where or []):
         return sets
-    saved = sorted({s.labels.get("experiment", "") for s in sets} - {""})
-    saved = [name for name in saved if name.startswith(PREFIX)]
-    kept = [s for s in sets if not str(s.labels.get("experiment", "")).startswith(PREFIX)]
+    saved = sorted({s.labels["experiment"] for s in sets if s.labels.get("experiment", "").startswith(PREFIX)})
+    kept = [s for s in sets if s.labels.get("experiment") not in saved]
     if not saved or not kept:
         return sets
     from abstat.render import escape
@@ -84,7 +83,6 @@ def judge_as_stored(args: Any, sets: Any) -> None:
     """Stored sets are judged as ``abstat run`` judged them (its baseline, confidence, higher-is-better
     metrics, threshold: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
     from abstat.report.analysis import Judging, judging_of_sets
-
     from abstat.report.inputs import default_by
 
     # by the layout's own columns: without --by a store's sets are laid out by variant too (attack22 A1)
