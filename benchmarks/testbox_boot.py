@@ -1,10 +1,11 @@
 """Boot and reboot times of an ``abstat testbox``: TCG (one thread, and one per CPU), and KVM where it boots one.
 
-    python benchmarks/testbox_boot.py [--reboots 3] [--engine-boots 4] [--accels tcg,mttcg,kvm]
+    python benchmarks/testbox_boot.py [--reboots 3] [--engine-boots 4] [--accels tcg,mttcg,icount,kvm]
 
 For each accelerator (TCG with one host thread for every guest CPU, the default; TCG with a thread per guest
-CPU, QEMU's own default; KVM where it boots a guest kernel here): ``abstat testbox up`` until ssh answers (the
-cold boot, the image already built: it is built first, and not timed), then ``--reboots`` rounds of a ``kexec`` reboot
+CPU, QEMU's own default; TCG whose clock counts instructions, ``icount``; KVM where it boots a guest kernel
+here): ``abstat testbox up`` until ssh answers (the cold boot, the image already built: it is built first,
+and not timed), then ``--reboots`` rounds of a ``kexec`` reboot
 (``kexec -l /boot/vmlinuz ... --reuse-cmdline --append=... && kexec -e``), the same with ``kexec -i``
 (no purgatory SHA-256 of the loaded kernel, as the tests boot) and a GRUB-like one
 (``testbox-next-boot ARGS && reboot``: QEMU starts again), each timed from the command to the
@@ -174,7 +175,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reboots", type=int, default=3)
     parser.add_argument("--engine-boots", type=int, default=4)
-    parser.add_argument("--accels", default="tcg,mttcg,kvm", help="which to measure (default: tcg,mttcg,kvm)")
+    parser.add_argument("--accels", default="tcg,mttcg,icount,kvm", help="which to measure (default: all four)")
     args = parser.parse_args()
     accels = args.accels.split(",")
     ensure_image(lambda text: print(text, file=sys.stderr))
@@ -184,6 +185,8 @@ def main() -> int:
             measure("tcg", args.reboots, args.engine_boots)
         if "mttcg" in accels:
             measure("mttcg", args.reboots)
+        if "icount" in accels:
+            measure("icount", args.reboots)
         usable, reason = kvm_boots() if "kvm" in accels else (False, "not asked for")
         if usable:
             measure("kvm", args.reboots)

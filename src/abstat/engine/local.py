@@ -136,7 +136,7 @@ def _preflight(spec: ExperimentSpec) -> tuple[Any, list[str], dict[str, Any], li
     sample.start_sampling()
     from abstat.box import machine
     from abstat.box.doctor import run_preflight
-    from abstat.box.runner.containment import leftover_notes
+    from abstat.box.runner.leftovers import leftover_notes
 
     check_commands(spec)
     baseline = spec.analysis.baseline

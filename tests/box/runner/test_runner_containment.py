@@ -417,7 +417,7 @@ CLEANER = """
 import sys
 from pathlib import Path
 Path(sys.argv[1], "cgroup.procs").write_text("0")
-from abstat.box.runner.containment import cleaned_cgroup_notes
+from abstat.box.runner.leftovers import cleaned_cgroup_notes
 print(cleaned_cgroup_notes())
 """
 

@@ -4,16 +4,14 @@ kernel command lines (the culprit turns ``pti=on``; one commit's line does not b
 && reboot``: QEMU boots the box's choice once); every run's ``/proc/cmdline``, read on the box in that boot,
 says which revision it measured.
 
-Opt-in (``ABSTAT_TESTBOX_MORE=1``, see the skip's reason).  Its own box, not the session's two
-(tests/lab/testbox/conftest.py): this file is a pytest-xdist unit of its own, so the suite's two workers run it
-beside test_testbox.py and test_testbox_more.py, not after them (2026-12-06, the whole set at a load average of 9 to
-12: 352 s here, 9 runs, beside their 520 s).  The commit that does not boot is booted once: its panic, then the
-box's default entry, which ``--check`` refuses (a test box that fell back is not booted again).  GRUB-like, not
-``kexec``: this bisection on
-one box, its boot command one or the other, 3 to 4 boots each at a load average of 8 to 10, cost about 19 s of
-QEMU's CPU and 40 to 54 s a boot with ``kexec -i``, 8.5 to 11.8 s and 27 to 33 s GRUB-like (and
-benchmarks/testbox_boot.py, the reboot alone at 2 to 6: 12.0 against 9.3 s of CPU, 26.1 against 18.8 s); seed
-000's A/A in test_testbox.py boots by ``kexec``.
+Its box's clock counts instructions (``testbox up --accel icount``): under plain TCG the guest's cycles are the
+host's time, and a shared host's other work slowed them 1.5 to 1.9 times at random, so this test took 9 to 16 boots
+by the host's load and was opt-in until wave 4's session 20 (docs/lab.md, "Cycles that count instructions").  Its
+own box, not the session's two (tests/lab/testbox/conftest.py): this file is a pytest-xdist unit of its own, so the
+suite's two workers run it beside test_testbox.py and test_testbox_more.py, not after them.  The commit that does
+not boot is booted once: its panic, then the box's default entry, which ``--check`` refuses (a test box that fell
+back is not booted again).  GRUB-like, not ``kexec``: 8.5 to 11.8 s of QEMU's CPU a boot against 40 to 54 s with
+``kexec -i`` under load (benchmarks/testbox_boot.py); seed 000's A/A in test_testbox.py boots by ``kexec``.
 """
 
 from __future__ import annotations
@@ -27,12 +25,12 @@ from support.testbox import abstat, box_name, boxes_up, missing, stored
 
 REASON = missing()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"test boxes need QEMU and Debian's tools: {REASON}")
-BIS = box_name("tbbis")  # one CPU, as SKY; the benchmark is copied to it by boxes_up
+BIS = box_name("tbbis")  # one CPU, -cpu max (RUN's comment); the benchmark is copied to it by boxes_up
 
 
 @pytest.fixture(scope="module")
 def box():
-    with boxes_up(pytest, {BIS: ["--cpu", "Skylake-Client-v4"]}) as env:
+    with boxes_up(pytest, {BIS: ["--accel", "icount"]}) as env:
         yield env
 
 
@@ -59,21 +57,17 @@ def _git(repo: str, *args: str) -> str:
 # (and skipped), and the bisection takes 12 boots in the engine's own simulate() (before boots were a dear unit: 26)
 LINES = ["pti=off", "pti=on", "pti=on rdinit=/abstat-no-such-init", "pti=on nokaslr", "pti=on"]
 CULPRIT, BROKEN = 1, 2
-# A boot's value: the least of 200 lines (each the least of 200 calls), not the median of 20.  Under TCG the guest's
-# TSC is the host's, and the host's other work slows the guest by 1.5 to 1.9 times for seconds at a time, at random
-# (one boot, pti=on, every 1.6 s for 100 s at a load average of 13: medians of 20 lines 24,000-26,000 or 32,000-
-# 43,600, switching within and across runs; not `nokaslr` nor `norandmaps`: 8 boots a level each, as wide); the
-# least of a longer run is the fast level more often (docs/history.md, "wave 19"; pti=off also has slow boots of
-# its own, system calls about 1.3 times dearer in 2 boots of 8, which no minimum removes).
-RUN = "/root/getppid_cycles 200 200 | sort -n | head -1"
-
-
-@pytest.mark.skipif(
-    os.environ.get("ABSTAT_TESTBOX_MORE") != "1",
-    reason="opt-in (ABSTAT_TESTBOX_MORE=1): under TCG the box's cycles are host time, and a shared host's other "
-    "work makes them come in two speeds (1.5 to 1.9 times); real runs 2026-12-06: 9 runs in 4 of 8 and 11 or 12 in 3 "
-    "(load 1 to 13), 15 or more once (8 to 10); 153 to 359 s with setup (docs/lab.md, 'The bisection test in CI')",
+# A boot's value: the mean of the 15 cheapest of 20 lines, each line 10,000 calls timed together.  On this box every
+# call costs the same number of instructions (2,714 cycles at pti=off, 2,778 at pti=on), so the least of 200 calls
+# is the same number in every boot, and two constant ends one "grid step" apart are no certainty for the search
+# (tests/history/bisect/test_bisect_dear.py); the timer's interrupts that fall in a line spread the lines a
+# little (2,718.1 to 2,718.7 and 2,782.2 to 2,783.3 in 3 boots each), and the 5 dearest lines take the rare long
+# ones (a line of 10,797).
+RUN = (
+    "/root/getppid_cycles 20 10000 mean | sort -n | head -15 | busybox awk '{s += $1} END {printf \"%.3f\\n\", s / NR}'"
 )
+
+
 def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
     repo = str(tmp_path / "repo")
     os.makedirs(repo)
@@ -114,10 +108,10 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
         'grep -q "abstat.rev=$ABSTAT_REV" /proc/cmdline',
         "--boot-timeout",  # as seed 000's: main's 300 s ran out at a load average of 30 (a kexec boot, ~12 s of CPU)
         "1200",
-        "--run",  # the least of 200 lines (RUN's comment)
+        "--run",  # RUN's comment
         RUN,
         "--metric",
-        r"cycles=^(\d+)$",
+        r"cycles=^(\d+\.\d+)$",
         "-n",
         "1",
         "--budget",

@@ -36,6 +36,8 @@ DAMAGED = {  # box name: (box.json changes, state.json, the file and the words t
     "tb4": ({}, {"state": "lost", "boots": "many"}, ("state.json", "'boots' is not a count ('many')")),
     "tb5": ({}, {"boots": [1]}, ("state.json", "'boots' is not a count ([1])")),
     "tb6": ({"smp": True}, None, ("box.json", "'smp' is not a whole number")),
+    # an accelerator QEMU's -accel would read as options of its own (session 20: passed through to QEMU)
+    "tb8": ({"accel": "tcg,tb-size=1"}, None, ("box.json", "'accel' is not one of tcg, mttcg, icount, kvm")),
 }
 
 

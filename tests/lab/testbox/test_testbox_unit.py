@@ -93,6 +93,17 @@ def test_qemu_listens_on_loopback_only_and_boots_the_chosen_entry():
     assert cmdline(_settings(), Entry()) == "console=ttyS0 quiet panic=1 cryptomgr.notests testbox.name=tb1 isolcpus=1"
 
 
+def test_an_icount_box_is_tcg_on_one_thread_whose_clock_counts_instructions():
+    """``--accel icount``: QEMU's ``-icount shift=3,sleep=on`` (``sleep=on``: an idle guest's clock follows the host's;
+    with ``sleep=off`` sshd dropped the host's connections during the key exchange), one TCG thread."""
+    settings = _settings()
+    settings.accel = "icount"
+    command = argv(settings, "/boxes/a,b", Entry())
+    assert command[command.index("-accel") + 1] == "tcg,thread=single"
+    assert command[command.index("-icount") + 1] == "shift=3,sleep=on"
+    assert "-icount" not in argv(_settings(), "/boxes/a,b", Entry())
+
+
 def test_the_lab_reaches_a_box_only_when_it_is_one(tmp_path, monkeypatch):
     monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
     (tmp_path / "tb1").mkdir()
@@ -219,6 +230,7 @@ def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):
         (["up", "tb1", "--smp", "0"], "invalid --smp 0"),
         (["up", "tb1", "--memory", "lots"], "invalid --memory 'lots'"),
         (["up", "tb1", "--cpu", "max;reboot"], "invalid --cpu 'max;reboot'"),
+        (["up", "tb1", "--accel", "tcg,tb-size=1"], "argument --accel: invalid choice"),
         (["up", "tb1", "--kernel", "/nonexistent/bzImage"], "--kernel /nonexistent/bzImage: no such file"),
         (["down", "nobox"], "no test box 'nobox'"),
     ],

@@ -96,6 +96,21 @@ def _state_file() -> int:
 _SOURCES = _supervisor_sources()
 SUPERVISOR_PATH = HERE
 SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not die
+SUPERVISOR_READY_S = 60.0  # for its start (a loaded TCG guest: seconds)
+
+
+def _await_ready(fd: int) -> None:
+    """Wait (at most ``SUPERVISOR_READY_S``) for the supervisor's byte that says it has started and waits on its
+    pipe, then close ``fd``.  Its start is Python's (0.7 s of a TCG test box's one CPU): run beside the first
+    measured command, it made that run 1.7 times dearer (``getppid`` 4,692 cycles a call against 2,718 on a box
+    whose clock counts instructions, 127 involuntary context switches against 24; docs/lab.md, "Cycles that count
+    instructions").  A supervisor that never says so (it failed to start) is no reason to stop: the run goes on."""
+    import select
+
+    try:
+        select.select([fd], [], [], SUPERVISOR_READY_S)  # its byte, or end of file (it died), or the time is up
+    finally:
+        os.close(fd)
 
 
 class Containment:
@@ -140,6 +155,7 @@ class Containment:
         path, private = script
         state = _state_file()
         read_end, write_end = os.pipe()  # not inherited by commands: EOF exactly when abstat is gone
+        ready_read, ready_write = os.pipe()  # the supervisor's one byte once started (_await_ready)
         argv = (
             [sys.executable, "-E", "-s", path, self.token]
             + (["--state-fd-3"] if state >= 0 else [])
@@ -147,7 +163,7 @@ class Containment:
         )
         actions = [
             (os.POSIX_SPAWN_DUP2, read_end, 0),
-            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_DUP2, ready_write, 1),
             (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
         ]
         if state >= 0:
@@ -157,6 +173,7 @@ class Containment:
             pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
         except OSError:
             os.close(write_end)
+            os.close(ready_read)
             if state >= 0:
                 os.close(state)
             if private:
@@ -165,6 +182,8 @@ class Containment:
             return
         finally:
             os.close(read_end)
+            os.close(ready_write)
+        _await_ready(ready_read)
         self._pipe, self._state, self._supervisor = write_end, state, pid
         self._private = os.path.dirname(path) if private else ""
         self.keep.add(pid)
@@ -353,40 +372,3 @@ class Containment:
                 signals.wait_for_signal(0.002)
             self.keep.discard(self._supervisor)
             self._supervisor = None
-
-
-def leftover_notes() -> list[str]:
-    """Notes on processes an earlier run left behind (its abstat and supervisor were killed):
-    they may load the machine this run measures.  Those in a run's cgroup are killed
-    with it and the cgroup removed; those found by their token only are reported."""
-    notes = cleaned_cgroup_notes()
-    for run, pids in sorted(reaper.leftovers().items()):
-        shown = ", ".join(reaper.describe(pid) for pid in sorted(pids)[:5])
-        more = f" and {len(pids) - 5} more" if len(pids) > 5 else ""
-        notes.append(
-            f"{len(pids)} process(es) left by an earlier abstat run (token {run}) still run: "
-            f"PID {shown}{more}; they may disturb these measurements"
-        )
-    return notes
-
-
-def cleaned_cgroup_notes() -> list[str]:
-    """Kill and remove the cgroups of runs whose abstat and supervisor are gone; a note for each."""
-    home = cgroup.own_directory()
-    if home is None:
-        return []
-    notes = []
-    for directory in cgroup.leftover_directories(home, reaper.live_runs):
-        shown = [reaper.describe(pid) for pid in sorted(cgroup.members(directory))]
-        killed = cgroup.kill(directory)
-        gone = cgroup.remove(directory)
-        what = (
-            f"killed {len(killed)} process(es) (PID {', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})"
-            if killed
-            else "no process was left in it"
-        )
-        notes.append(
-            f"an earlier abstat run left cgroup {directory}: {what}; "
-            + ("removed it" if gone else "could not remove it")
-        )
-    return notes

@@ -166,7 +166,20 @@ def main(argv: list[str]) -> int:
     if "--remove-own-directory" in flags:  # a private copy (a runner from a zip): loaded, so removed now
         _remove_own_directory()
     state_fd = STATE_FD if "--state-fd-3" in flags else None
+    _say_ready()
     return supervise(argv[0], sys.stdin.buffer, state_fd)
+
+
+def _say_ready() -> None:
+    """One byte on standard output, a pipe abstat reads before it starts the first command (this process's start
+    would otherwise compete with that command for the CPUs); then standard output is ``/dev/null``."""
+    try:
+        os.write(1, b"r")
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    except OSError:
+        pass
 
 
 def _remove_own_directory() -> None:

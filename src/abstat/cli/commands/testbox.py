@@ -39,10 +39,11 @@ def build_parser() -> ArgumentParser:
     start.add_argument("--memory", default="1024M", metavar="SIZE", help="memory (default 1024M)")
     start.add_argument(
         "--accel",
-        choices=("tcg", "mttcg", "kvm", "auto"),
+        choices=("tcg", "mttcg", "icount", "kvm", "auto"),
         default="tcg",
         help="tcg (default: one host thread runs every guest CPU, the least CPU time), mttcg (a host thread per"
-        " guest CPU: faster on an idle host), kvm, or auto: kvm when it boots a guest kernel here (a probe boot)",
+        " guest CPU: faster on an idle host), icount (tcg whose clock counts instructions: cycle counts that do not"
+        " move with the host's load), kvm, or auto: kvm when it boots a guest kernel here (a probe boot)",
     )
     start.add_argument("--append", default="", metavar="ARGS", help="add these to the kernel command line")
     start.add_argument(

@@ -26,7 +26,7 @@ from abstat.lab.testbox.paths import (
     read_record,
     valid_name,
 )
-from abstat.lab.testbox.qemu import CPU_PATTERN, MEMORY_PATTERN, Settings, free_port
+from abstat.lab.testbox.qemu import ACCEL, CPU_PATTERN, MEMORY_PATTERN, Settings, free_port
 
 SUPERVISOR_MODULE = "abstat.lab.testbox.supervisor"
 
@@ -214,7 +214,7 @@ def up(
     if supervisor_pid(directory) is not None:
         raise TestboxError(f"test box {name!r} is already up")
     if not os.path.exists(os.path.join(directory, "box.json")):
-        _check_options(cpu, smp, memory, kernel, initrd)
+        _check_options(cpu, smp, memory, kernel, initrd, accel)
     missing = missing_tools()
     if missing:
         raise TestboxError(
@@ -248,7 +248,9 @@ def up(
     return info(name)
 
 
-def _check_options(cpu: str, smp: int, memory: str, kernel: str | None, initrd: str | None) -> None:
+def _check_options(cpu: str, smp: int, memory: str, kernel: str | None, initrd: str | None, accel: str) -> None:
+    if accel not in ACCEL:
+        raise TestboxError(f"invalid {{accel}} {accel!r}: one of {', '.join(ACCEL)}", fields=["accel"])
     if not CPU_PATTERN.fullmatch(cpu):
         raise TestboxError(
             f"invalid {{cpu}} {cpu!r}: a QEMU CPU model such as max, qemu64, EPYC, Skylake-Server", fields=["cpu"]

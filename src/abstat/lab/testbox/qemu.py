@@ -23,7 +23,13 @@ BASE_CMDLINE = "console=ttyS0 quiet panic=1 cryptomgr.notests"
 # tcg: one host thread runs every guest CPU in turn (QEMU's thread=single).  QEMU's default for x86 is a thread
 # per guest CPU (mttcg), which on a loaded host spends more CPU time on the same guest work: about a sixth more for
 # the guest test file (tests/lab/testbox/test_testbox.py, --smp 2) run side by side with it; boots gain nothing.
-ACCEL = {"tcg": "tcg,thread=single", "mttcg": "tcg,thread=multi"}
+# icount: TCG on one host thread whose clock counts instructions (QEMU's -icount, 2^3 ns each), so the guest's TSC
+# cycles are its instructions', not the host's time: a shared host's other work no longer slows the guest's cycles
+# by 1.5 to 1.9 times at random (docs/lab.md, "Cycles that count instructions"); sleep=on: an idle guest's clock
+# follows the host's, so timeouts (ssh's login grace, TCP's) keep their real length (with sleep=off an idle guest
+# jumps to its next timer, and sshd dropped the host's connections during the key exchange)
+ACCEL = {"tcg": "tcg,thread=single", "mttcg": "tcg,thread=multi", "icount": "tcg,thread=single", "kvm": "kvm"}
+ICOUNT = "shift=3,sleep=on"
 CPU_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.,=+-]{0,199}")
 MEMORY_PATTERN = re.compile(r"[1-9][0-9]{0,6}[MG]?")
 _CMDLINE_TEXT = re.compile(r"[\x20-\x7e]{0,1024}")
@@ -69,6 +75,8 @@ class Settings:
                 raise ValueError(f"{path}: {key!r} is not {what}")
             if key not in data and key in ("name", "image", "kernel", "initrd", "debian_kernel", "debian_initrd"):
                 raise ValueError(f"{path}: no {key!r}")
+        if data.get("accel", "tcg") not in ACCEL:
+            raise ValueError(f"{path}: 'accel' is not one of {', '.join(ACCEL)}")
         return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
 
 
@@ -104,7 +112,7 @@ def argv(settings: Settings, directory: str, entry: Entry) -> list[str]:
         "-nodefaults",
         "-no-user-config",
         "-accel",
-        ACCEL.get(settings.accel, settings.accel),
+        ACCEL[settings.accel],
         "-cpu",
         settings.cpu,
         "-smp",
@@ -139,6 +147,8 @@ def argv(settings: Settings, directory: str, entry: Entry) -> list[str]:
         "-pidfile",
         os.path.join(directory, "qemu.pid"),
     ]
+    if settings.accel == "icount":
+        command[command.index("-cpu") : command.index("-cpu")] = ["-icount", ICOUNT]
     if initrd:
         command[command.index("-append") : command.index("-append")] = ["-initrd", initrd]
     return command
