@@ -173,25 +173,10 @@ def read_sysbench(path: str, text: str) -> list[SampleSet]:
     lower-is-better (attack23 #4): it is left out (with a note), ``events-per-second`` judges it, derived as
     sysbench derives it (events / total time) for tests that print no such line (``threads``, ``mutex``).
     An event-limited run's ``events`` is the limit, the same in every run: kept, a count."""
-    runs: list[dict[str, float]] = [{}]
-    units: dict[str, str | None] = {}
-    for line in text.splitlines():
-        for regex, metric, unit in SYSBENCH_LINES:
-            match = regex.search(line)
-            if match:
-                if metric in runs[-1]:
-                    runs.append({})
-                runs[-1][metric] = _float(match.group(1))
-                units[metric] = unit
-                break
+    runs, units = _sysbench_runs(text)
     limited = [run for run in runs if _time_limited(run)]
     if limited:
-        units.pop("events", None)
-        units["events-per-second"] = "events/s"
-        for run in runs:
-            events = run.pop("events", None)
-            if events is not None and "events-per-second" not in run and run.get("total-time"):
-                run["events-per-second"] = events / run["total-time"]
+        _events_as_rates(runs, units)
     found: dict[tuple[str, ...], list[float]] = {}
     for run in runs:
         for metric, value in run.items():
@@ -204,9 +189,34 @@ def read_sysbench(path: str, text: str) -> list[SampleSet]:
             "time); events-per-second compares them"
         )
         for sample_set in sets:
-            if sample_set.labels["metric"] == "events-per-second":
-                sample_set.notes.append(note)
+            sample_set.notes += [note] if sample_set.labels["metric"] == "events-per-second" else []
     return sets
+
+
+def _sysbench_runs(text: str) -> tuple[list[dict[str, float]], dict[str, str | None]]:
+    """Each run's values by metric (a run ends where a line it already gave appears again), and the units."""
+    runs: list[dict[str, float]] = [{}]
+    units: dict[str, str | None] = {}
+    for line in text.splitlines():
+        for regex, metric, unit in SYSBENCH_LINES:
+            match = regex.search(line)
+            if match:
+                if metric in runs[-1]:
+                    runs.append({})
+                runs[-1][metric] = _float(match.group(1))
+                units[metric] = unit
+                break
+    return runs, units
+
+
+def _events_as_rates(runs: list[dict[str, float]], units: dict[str, str | None]) -> None:
+    """The runs without ``events``; a run without an ``events per second`` line gets it as events / total time."""
+    units.pop("events", None)
+    units["events-per-second"] = "events/s"
+    for run in runs:
+        events = run.pop("events", None)
+        if events is not None and "events-per-second" not in run and run.get("total-time"):
+            run["events-per-second"] = events / run["total-time"]
 
 
 def _time_limited(run: dict[str, float]) -> bool:
