@@ -190,7 +190,7 @@ def test_cli_tune_and_reset_on_a_saved_tree(tmp_path: Path) -> None:
     done = _abstat("doctor", "--root", str(root), "--tune", "--state", state)
     assert done.returncode == 0, done.stderr
     assert "no_turbo: 0 -> 1" in done.stdout and f"recorded in {state}" in done.stdout
-    done = _abstat("doctor", "--root", str(root), "--reset", "--state", state)
+    done = _abstat("doctor", "--root", str(root), "--reset", "--state", state, "--yes")  # not the default record
     assert "no_turbo: 1 -> 0" in done.stdout
     assert (root / "sys/devices/system/cpu/intel_pstate/no_turbo").read_text() == "0\n"
 

@@ -23,12 +23,12 @@ DATA = paths.DATA / "doctor"
 SRC = str(paths.ROOT / "src")
 
 
-def _doctor(*args: str) -> subprocess.CompletedProcess[str]:
+def _doctor(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "abstat", "doctor", *args],
         capture_output=True,
         text=True,
-        env=dict(os.environ, PYTHONPATH=SRC),
+        env=dict(os.environ, PYTHONPATH=SRC, **env),
         timeout=120,
         stdin=subprocess.DEVNULL,
     )
@@ -176,13 +176,15 @@ def test_reset_writes_only_the_files_and_values_tune_writes(tmp_path, check, fil
 
 def test_reset_lists_what_it_writes_before_writing(tmp_path):
     root = _tree(tmp_path)
-    state = str(tmp_path / "state.json")
-    assert _doctor("--tune", "--root", str(root), "--state", state).returncode == 0
-    recorded = json.loads(Path(state).read_text())["changes"]
-    done = _doctor("--reset", "--root", str(root), "--state", state)
+    state = tmp_path / "private" / "doctor-state.json"  # the default record: no --yes asked
+    state.parent.mkdir(mode=0o700)
+    assert _doctor("--tune", "--root", str(root), ABSTAT_DOCTOR_STATE=str(state)).returncode == 0
+    recorded = json.loads(state.read_text())["changes"]
+    done = _doctor("--reset", "--root", str(root), ABSTAT_DOCTOR_STATE=str(state))
     assert done.returncode == 0, done.stderr
     listed = done.stderr.splitlines()
-    assert listed == [f"reset will write {entry['old']} to {entry['path']}" for entry in reversed(recorded)]
+    expected = [f"reset will write {e['old']} to {e['path']} (it holds {e['new']})" for e in reversed(recorded)]
+    assert listed == expected
     assert (root / "sys/devices/system/cpu/intel_pstate/no_turbo").read_text() == "0\n"
 
 
@@ -193,6 +195,8 @@ def test_every_file_tune_writes_is_a_known_write(tree):
     root = os.path.realpath(DATA / tree)
     for finding in run_checks(Context(root)):
         for change in finding.changes:
-            if change.path is not None:
-                path, value = tune_mod.KNOWN_WRITES[finding.name]
-                assert re.fullmatch(path, change.path[len(root) :]) and re.fullmatch(value, change.value or "")
+            if change.path is not None:  # the file, the value --tune reads there (its record's old), the value written
+                known = tune_mod.KNOWN_WRITES[finding.name]
+                ((_, old, new),) = [k for k in known if re.fullmatch(k[0], change.path[len(root) :])]
+                assert re.fullmatch(old, tune_mod._current_value(change.path) or "")
+                assert re.fullmatch(new, change.value or "")

@@ -201,8 +201,18 @@ def _positions(
         values = reader.numbers(header.index(name))
         return None if values is None or np.isnan(values).all() else float(np.nanmin(values))
 
+    def varies(name: str) -> bool:
+        values = reader.numbers(header.index(name))
+        if rev_column is None or values is None:
+            return False
+        filled = ~np.isnan(values)
+        _, group = np.unique(reader.strings(header.index(rev_column))[filled], return_inverse=True)
+        order = np.lexsort((values[filled], group.reshape(-1)))
+        group, values = group.reshape(-1)[order], values[filled][order]
+        return bool(np.any((group[1:] == group[:-1]) & (values[1:] != values[:-1])))
+
     rev_column = next((c for c in (rev_label, *REV_COLUMNS) if c in header), None)
-    return rev_column, time_column(header, metrics, smallest)
+    return rev_column, time_column(header, metrics, smallest, varies)
 
 
 def _header(body: str) -> tuple[_Reader, list[str]] | None:

@@ -115,17 +115,24 @@ UNIX_FLOOR = 315532800.0  # 1980-01-01 UTC: a 'time' of numbers below it holds m
 
 
 def time_column(
-    header: Sequence[str], metrics: Sequence[str] | None, smallest: Callable[[str], float | None]
+    header: Sequence[str],
+    metrics: Sequence[str] | None,
+    smallest: Callable[[str], float | None],
+    varies: Callable[[str], bool],
 ) -> str | None:
     """The commit time's column: abstat's ``commit_time``, else Otava's ``time`` unless it is measured (attack22
-    A12: ``rev,bench,time``): named by ``metrics``, or numbers of which one is no Unix time after 1980
-    (``smallest(name)``: the column's smallest number; None when a cell is no number, or none is filled)."""
+    A12: ``rev,bench,time``): named by ``metrics``, numbers of which one is no Unix time after 1980
+    (``smallest(name)``: the column's smallest number; None when a cell is no number, or none is filled), or
+    numbers that differ within one revision (attack23 #3: nanoseconds; ``varies(name)``), as a commit has one
+    time."""
     if TIME_LABEL in header:
         return TIME_LABEL
     if "time" not in header or "time" in (metrics or ()):
         return None
     least = smallest("time")
-    return "time" if least is None or least >= UNIX_FLOOR else None
+    if least is None:
+        return "time"
+    return "time" if least >= UNIX_FLOOR and not varies("time") else None
 
 
 def _smallest(body: list[list[str]], index: int) -> float | None:
@@ -133,12 +140,29 @@ def _smallest(body: list[list[str]], index: int) -> float | None:
     return None if not numbers or None in numbers else min(n for n in numbers if n is not None)
 
 
+def _varies(body: list[list[str]], index: int, rev_index: int | None) -> bool:
+    """Whether the column's numbers differ within one revision (empty cells left out; no revision column: no)."""
+    if rev_index is None:
+        return False
+    seen: dict[str, float | None] = {}
+    for row in body:
+        if row[index] and seen.setdefault(row[rev_index], _number(row[index])) != _number(row[index]):
+            return True
+    return False
+
+
 def _position_columns(
     path: str, header: list[str], body: list[list[str]], rev_label: str, metrics: Sequence[str] | None
 ) -> tuple[str | None, str | None]:
     """The revision's column and the time's (either may be None, not both)."""
     rev_column = next((c for c in (rev_label, *REV_COLUMNS) if c in header), None)
-    when = time_column(header, metrics, lambda name: _smallest(body, header.index(name)))
+    rev_index = header.index(rev_column) if rev_column is not None else None
+    when = time_column(
+        header,
+        metrics,
+        lambda name: _smallest(body, header.index(name)),
+        lambda name: _varies(body, header.index(name), rev_index),
+    )
     if rev_column is None and when is None:
         measured = "'time' holds measurements, not dates or Unix times: " if "time" in header else ""
         raise InputError(

@@ -168,6 +168,21 @@ def _checked(run: dict[str, Any], path: str, line: int) -> dict[str, Any]:
         raise InputError(f"not a run of the journal: {err}", path=path, line=line) from None
 
 
+def experiment_of(path: str, store: Any) -> str:
+    """The name, in ``store``, of the experiment of the invocation the journal's header names (the header's own
+    ``experiment`` is a claim, not read); InputError when the journal or its invocation cannot be found."""
+    with _open_journal(path) as handle:
+        head = _header(handle, path)
+    found = store.db.execute(
+        "SELECT e.name FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE i.uid = ?",
+        (head["invocation"],),
+    ).fetchone()
+    if found is None:
+        missing = f"the store {store.display} has no invocation {head['invocation']} (another store?)"
+        raise InputError(missing, path=path)
+    return str(found[0])
+
+
 def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
     """Add the journal's runs that ``store`` lacks to their invocation; (added, already present, the
     numbers of its damaged lines, left out).  InputError when the journal or its invocation cannot be

@@ -15,7 +15,10 @@ with a value of the kind their check writes (:data:`KNOWN_WRITES`: a
 governor's name, 0 or 1, THP's words, never ``kernel.core_pattern``), and
 reads only a record owned by this user that no one else may write; it is
 written in a private directory through a new file (``O_EXCL``) renamed over
-it.  What ``--reset`` will write and run is listed before anything is.
+it.  What ``--reset`` will write and run is listed before anything is; a file that no longer holds
+what ``--tune`` wrote there is left as it is.  The CLI asks ``--yes`` for a record other than the
+default one (:func:`default_state_path`), as its writes are then named by a file someone may have
+handed over (docs/noise.md).
 """
 
 from __future__ import annotations
@@ -41,16 +44,17 @@ KNOWN_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("systemctl", "stop", "irqbalance"): ("systemctl", "start", "irqbalance"),
 }
 _CPU = "/sys/devices/system/cpu"
-_BIT = "[01]"
-# the files each check's --tune writes (below the root), and the values that file may be given back: the
-# only writes a record may name (attack22 A9: not any sysctl, whose value the kernel may run as root)
-KNOWN_WRITES: dict[str, tuple[str, str]] = {
-    "cpu-governor": (_CPU + r"/cpu[0-9]+/cpufreq/scaling_governor", "[a-z][a-z0-9_]{0,15}"),
-    "turbo": (_CPU + r"/(intel_pstate/no_turbo|cpufreq/boost)", _BIT),
-    "c-states": (_CPU + r"/cpu[0-9]+/cpuidle/state[0-9]+/disable", _BIT),
-    "transparent-hugepages": ("/sys/kernel/mm/transparent_hugepage/enabled", "always|madvise|never"),
-    "nmi-watchdog": ("/proc/sys/kernel/nmi_watchdog", _BIT),
-    "perf-counters": ("/proc/sys/kernel/perf_event_paranoid", "-?[0-9]"),
+# the files each check's --tune writes (below the root), the values --tune can have read there (the old value
+# --reset writes back) and the value it writes there: the only writes a record may name (attack22 A9: not any
+# sysctl, whose value the kernel may run as root; attack23 #8: perf_event_paranoid -1, which --tune never reads,
+# as it lowers a value above 1 or 2 only)
+KNOWN_WRITES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "cpu-governor": ((_CPU + r"/cpu[0-9]+/cpufreq/scaling_governor", "[a-z][a-z0-9_]{0,15}", "performance"),),
+    "turbo": ((_CPU + r"/intel_pstate/no_turbo", "0", "1"), (_CPU + r"/cpufreq/boost", "1", "0")),
+    "c-states": ((_CPU + r"/cpu[0-9]+/cpuidle/state[0-9]+/disable", "0", "1"),),
+    "transparent-hugepages": (("/sys/kernel/mm/transparent_hugepage/enabled", "always", "madvise"),),
+    "nmi-watchdog": (("/proc/sys/kernel/nmi_watchdog", "[1-9]", "0"),),
+    "perf-counters": (("/proc/sys/kernel/perf_event_paranoid", "[2-9]|[1-9][0-9]{1,3}", "[12]"),),
 }
 MAX_RECORD_BYTES = 1 << 20
 MAX_VALUE_CHARS = 4096
@@ -177,7 +181,7 @@ def _checked_entry(entry: Any, root: str) -> str | None:
         return "a change is not an object"
     path, old, undo = entry.get("path"), entry.get("old"), entry.get("undo")
     if path is not None:
-        return _checked_write(path, old, root) or _known_write(entry.get("check"), path, old, root)
+        return _checked_write(path, old, root) or _known_write(entry.get("check"), path, old, entry.get("new"), root)
     if undo is None:
         return None
     if not isinstance(undo, list) or tuple(undo) not in KNOWN_COMMANDS.values():
@@ -199,14 +203,18 @@ def _checked_write(path: Any, old: Any, root: str) -> str | None:
     return None
 
 
-def _known_write(check: Any, path: str, old: Any, root: str) -> str | None:
-    """Why a recorded write is not one ``--tune`` makes: its check writes no such file, or no such value."""
-    known = KNOWN_WRITES.get(check) if isinstance(check, str) else None
+def _known_write(check: Any, path: str, old: Any, new: Any, root: str) -> str | None:
+    """Why a recorded write is not one ``--tune`` makes: its check writes no such file, or no such value, or the
+    file never held such a value when --tune wrote it."""
     below = path[len(os.path.realpath(root)) :] if root else path
-    if known is None or not re.fullmatch(known[0], below):
+    known = KNOWN_WRITES.get(check, ()) if isinstance(check, str) else ()
+    found = next((entry for entry in known if re.fullmatch(entry[0], below)), None)
+    if found is None:
         return f"path {path!r} is not a file abstat doctor --tune writes for check {check!r}"
-    if old is not None and not re.fullmatch(known[1], old):
-        return f"the old value {old!r} of {path!r} is not one check {check!r} writes"
+    if old is not None and not re.fullmatch(found[1], old):
+        return f"the old value {old!r} of {path!r} is not one check {check!r} reads before it writes"
+    if not (isinstance(new, str) and re.fullmatch(found[2], new)):
+        return f"the value {new!r} recorded as written to {path!r} is not one check {check!r} writes"
     return None
 
 
@@ -279,50 +287,94 @@ def tune(
 def reset(*, state_path: str, root: str = "", announce: Callable[[list[str]], None] | None = None) -> TuneResult:
     """Undo every recorded change, newest first, and remove the record (``root``: the saved tree the
     changes were made in, as ``--tune --root``).  A record holding a change abstat would not make is
-    refused whole, nothing undone: :class:`InputError` naming it.  ``announce`` is given what will be
-    written and run, one line each, before anything is."""
+    refused whole, nothing undone: :class:`InputError` naming it.  A file that no longer holds what --tune
+    wrote is left as it is (said in ``skipped``; attack23 #8).  ``announce`` is given what will be written and
+    run, one line each, before anything is."""
     result = TuneResult(state_path=state_path)
     state = _load_state(state_path, root)
-    planned = [line for line in map(_planned, reversed(state["changes"])) if line]
+    planned = _plan(state)
     if announce is not None and planned:
         announce(planned)
     if not root:
         _release_isolations(result)
-    if not state["changes"]:
-        return result
-    remaining = []
-    for entry in reversed(state["changes"]):
-        try:
-            if entry.get("path"):
-                if entry.get("old") is None:
-                    result.skipped.append(f"{entry['path']}: no old value recorded")
-                    continue
-                if not os.access(entry["path"], os.W_OK):
-                    result.commands.append(Change(entry["path"], entry["old"]).shell())
-                    remaining.append(entry)
-                    continue
-                _write(entry["path"], entry["old"])
-            elif entry.get("undo"):
-                completed = subprocess.run(list(entry["undo"]), capture_output=True, text=True, check=False)
-                if completed.returncode != 0:
-                    raise OSError(0, f"exit status {completed.returncode}")
-        except OSError as err:
-            result.skipped.append(f"{entry.get('path') or ' '.join(entry.get('undo') or [])}: {err.strerror}")
-            remaining.append(entry)
-            continue
-        result.applied.append(entry)
+    if state["changes"]:
+        _keep(state_path, [entry for entry in reversed(state["changes"]) if _undo(entry, result)])
+    return result
+
+
+def _plan(state: dict[str, Any]) -> list[str]:
+    """What undoing a record's changes, newest first, will write and run."""
+    return [line for line in map(_planned, reversed(state["changes"])) if line]
+
+
+def _keep(state_path: str, remaining: list[dict[str, Any]]) -> None:
+    """The record of the changes not undone (newest first), or none."""
     if remaining:
         _save_state(state_path, {"changes": list(reversed(remaining))})
     else:
         with contextlib.suppress(OSError):
             os.unlink(state_path)
-    return result
+
+
+def unapproved_writes(state_path: str, root: str = "") -> list[str]:
+    """What ``reset`` would write and run, one line each, when the record is not the default one --tune writes
+    (a file someone may have handed over: its writes need the user's approval); [] for the default record.
+    A forged record: :class:`InputError`.  Nothing is done."""
+    if os.path.realpath(state_path) == os.path.realpath(default_state_path()):
+        return []
+    return _plan(_load_state(state_path, root))
+
+
+def _undo(entry: dict[str, Any], result: TuneResult) -> bool:
+    """Undo one recorded change (said in ``result``); whether it stays in the record, to be undone later."""
+    try:
+        if entry.get("path"):
+            return _undo_write(entry, result)
+        if entry.get("undo"):
+            completed = subprocess.run(list(entry["undo"]), capture_output=True, text=True, check=False)
+            if completed.returncode != 0:
+                raise OSError(0, f"exit status {completed.returncode}")
+    except OSError as err:
+        result.skipped.append(f"{entry.get('path') or ' '.join(entry.get('undo') or [])}: {err.strerror}")
+        return True
+    result.applied.append(entry)
+    return False
+
+
+def _undo_write(entry: dict[str, Any], result: TuneResult) -> bool:
+    """Write a file's recorded old value back if it still holds what --tune wrote; whether the entry stays."""
+    path, old = entry["path"], entry.get("old")
+    if old is None:
+        result.skipped.append(f"{path}: no old value recorded")
+        return False
+    current = _current_value(path)
+    if current != entry.get("new"):
+        result.skipped.append(_changed_since(entry, current))
+        return current is None  # unreadable now: kept, to be tried again
+    if not os.access(path, os.W_OK):
+        result.commands.append(Change(path, old).shell())
+        return True
+    _write(path, old)
+    result.applied.append(dict(entry, new=current))  # the value the file held, read just now
+    return False
+
+
+def _changed_since(entry: dict[str, Any], current: str | None) -> str:
+    """Why a file --tune wrote is left as it is: it cannot be read, or holds another value now."""
+    if current is None:
+        return f"{entry['path']}: cannot be read, so not known to hold {entry.get('new')} as --tune wrote: left alone"
+    return (
+        f"{entry['path']}: holds {current}, not {entry.get('new')} as --tune wrote (changed since): "
+        "left as it is, and dropped from the record"
+    )
 
 
 def _planned(entry: dict[str, Any]) -> str:
-    """What undoing one recorded change will do ("" nothing): write a file, or run a command."""
+    """What undoing one recorded change will do ("" nothing): write a file that still holds what --tune wrote
+    (its value now shown), or run a command."""
     if entry.get("path") and entry.get("old") is not None:
-        return f"write {entry['old']} to {entry['path']}"
+        current = _current_value(entry["path"])
+        return f"write {entry['old']} to {entry['path']} (it holds {current})" if current == entry.get("new") else ""
     return "run " + " ".join(entry["undo"]) if entry.get("undo") else ""
 
 

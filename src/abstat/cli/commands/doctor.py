@@ -45,6 +45,9 @@ def build_parser() -> ArgumentParser:
     action.add_argument("--reset", action="store_true", help="undo what --tune recorded")
     parser.add_argument("--dry-run", action="store_true", help="with --tune: only print the commands")
     parser.add_argument(
+        "--yes", action="store_true", help="with --reset of a --state record not the default one: write what it lists"
+    )
+    parser.add_argument(
         "--state",
         metavar="FILE",
         help="the tuning record (default $ABSTAT_DOCTOR_STATE or ~/.local/state/abstat/doctor-tune.json)",
@@ -101,7 +104,10 @@ def main(argv: list[str]) -> int:
     if args.host:
         return _on_hosts(args, cpus)
     state_path = args.state or default_state_path()
+    if args.yes and not args.reset:
+        raise UsageError("--yes goes with --reset: it approves the writes a --state record names")
     if args.reset:
+        _approve_reset(args, state_path)
         result = reset(state_path=state_path, root=args.root, announce=_announce)
         sys.stdout.write(render_tuning(result, "reset", args.format))
         return 0
@@ -116,6 +122,19 @@ def main(argv: list[str]) -> int:
         return 0
     sys.stdout.write(render_findings(findings, args.format))
     return _status(args, findings)
+
+
+def _approve_reset(args: argparse.Namespace, state_path: str) -> None:
+    """The writes of a record not --tune's default one are listed, and made only with --yes (attack23 #8)."""
+    from abstat.box.doctor.tune import default_state_path, unapproved_writes
+
+    planned = [] if args.yes else unapproved_writes(state_path, root=args.root)
+    if planned:
+        _announce(planned)
+        raise UsageError(
+            f"--state {state_path}: --reset writes the settings above, named by a record that is not the default "
+            f"one --tune writes ({default_state_path()}); check them, then add --yes"
+        )
 
 
 def _announce(planned: list[str]) -> None:
@@ -141,6 +160,7 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
         ("--reset", args.reset),
         ("--state", args.state),
         ("--dry-run", args.dry_run),
+        ("--yes", args.yes),
     ):
         if given:
             raise UsageError(f"{flag} changes this machine only; run abstat doctor {flag} on the host itself")

@@ -11,7 +11,9 @@ A store from elsewhere is data someone else wrote (a fork's CI artifact):
 ``--experiment NAME`` takes only the experiments named, and then refuses one
 the target already holds unless ``--merge``; saved baselines
 (``baseline@NAME``) are never taken unless named or ``--baselines`` is given,
-so an artifact cannot bring the baseline it is compared with (docs/ci.md).
+so an artifact cannot bring the baseline it is compared with (docs/ci.md).  A run journal
+adds to the invocation its header names: never a saved baseline's, and with ``--experiment``
+only one of the experiments named (with ``--merge``).
 """
 
 from __future__ import annotations
@@ -115,6 +117,30 @@ def _check_sources(args: argparse.Namespace) -> None:
         raise UsageError("--merge goes with --experiment NAME: the experiments to add to")
 
 
+def _check_journal(args: Any, target: Any, source_name: str) -> None:
+    """A run journal adds runs to an invocation of the target, the one its header names (attack23 #5): never to
+    a saved baseline's frozen copy, and with ``--experiment`` only to one of the experiments named, with
+    ``--merge`` (the experiment is always one the target holds).  Checked before anything is imported."""
+    from abstat.store import journal
+    from abstat.store.baselines import PREFIX
+
+    name = journal.experiment_of(source_name, target)
+    if name.startswith(PREFIX):
+        raise InputError(
+            f"a run journal of the saved baseline {name!r}: a saved baseline is a frozen copy, never added to",
+            path=source_name,
+        )
+    if args.experiment is not None and name not in args.experiment:
+        raise InputError(
+            f"a run journal of experiment {name!r}, not named with --experiment: not imported", path=source_name
+        )
+    if args.experiment is not None and not args.merge:
+        raise UsageError(
+            f"{source_name}: a run journal adds to experiment {name!r}, which the target already holds: "
+            "give --merge to add to it"
+        )
+
+
 def _replay_journal(target: Any, source_name: str) -> str | None:
     """Add the runs of a run journal abstat had not committed; what was left out as damaged, if anything."""
     from abstat.render.escape import terminal
@@ -140,6 +166,9 @@ def main(argv: list[str]) -> int:
     damaged = []
     with open_store(target_name) as target:
         existing = set(target.experiment_names())
+        for name in args.sources:
+            if "://" not in name and journal.is_journal(name):
+                _check_journal(args, target, name)
         chosen = {
             name: _chosen(args, name, existing)
             for name in args.sources
