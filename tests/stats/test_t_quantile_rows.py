@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from abstat.stats.dependence import serial_factors, serial_factors_many
+from abstat.stats.dependence import lag1_rank_autocorrelation, serial_factors, serial_factors_many, timed_sample
 from abstat.stats.distributions import stdtr, stdtrit
 from abstat.stats.t_quantile_rows import stdtr_rows, stdtrit_rows
 
@@ -41,8 +41,14 @@ def test_the_serial_factors_together_are_compares(phi: float, n1: int, n2: int) 
         for v in (x, y):
             for j in range(1, v.size):
                 v[j] += phi * v[j - 1]
-        pairs.append((x, y, (None, None)))
-    pairs[0] = (np.sort(pairs[0][0]), pairs[0][1], (None, None))  # a sorted sample gives no evidence
-    want = [serial_factors(x, y, lag1, 0.95)[:2] for x, y, lag1 in pairs]
-    assert serial_factors_many(pairs, 0.95) == want
+        pairs.append((x, y))
+    pairs[0] = (np.sort(pairs[0][0]), pairs[0][1])  # a sorted sample gives no evidence
+    want = [serial_factors(x, y, (None, None), 0.95)[:2] for x, y in pairs]
+    many = [(x, y, (None, None), (timed_sample(x), timed_sample(y))) for x, y in pairs]
+    assert serial_factors_many(many, 0.95) == want
+    lag1 = [(lag1_rank_autocorrelation(x), lag1_rank_autocorrelation(y)) for x, y in pairs]
+    many = [(x, y, r, (timed_sample(x), timed_sample(y))) for (x, y), r in zip(pairs, lag1, strict=True)]
+    assert serial_factors_many(many, 0.95) == [
+        serial_factors(x, y, r)[:2] for (x, y), r in zip(pairs, lag1, strict=True)
+    ]
     assert sum(f != (1.0, 1.0) for f in want) > 20  # the pre-test fired (a tenth of i.i.d. pairs)

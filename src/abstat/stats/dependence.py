@@ -143,37 +143,44 @@ def serial_factors(
     sample's lag-1 rank autocorrelation, when already known.  A sorted
     sample (:func:`is_sorted`) gives no evidence: its order is not time.
     ``confidence``: the level whose critical value :func:`df_factor` moves."""
-    found = own_factors(x, y, lag1)
+    timed = (timed_sample(x), timed_sample(y))
+    found = own_factors(x, y, lag1, timed)
     if found is None:
         return 1.0, 1.0, 0.0
-    own, timed, phi = found
+    own, phi = found
     return _widened(own, timed, df_factor((x.size, y.size), own, confidence)) + (phi,)
 
 
-def serial_factors_many(
-    pairs: Sequence[tuple[np.ndarray, np.ndarray, tuple[float | None, float | None]]], confidence: float
-) -> list[tuple[float, float]]:
-    """``serial_factors(x, y, lag1, confidence)[:2]`` for each ``(x, y, lag1)``, the same floats: the t
-    quantiles of :func:`df_factor` at the pairs' own degrees of freedom computed together
-    (:func:`abstat.stats.t_quantile_rows.stdtrit_rows`; one at a time they were most of the small-n
-    power model's pre-test)."""
+def timed_sample(v: np.ndarray) -> bool:
+    """The sample gives evidence of serial correlation: :data:`MIN_N` values or more, not sorted."""
+    return v.size >= MIN_N and not is_sorted(v)
+
+
+Pair = tuple[np.ndarray, np.ndarray, tuple[float | None, float | None], tuple[bool, bool]]
+
+
+def serial_factors_many(pairs: Sequence[Pair], confidence: float) -> list[tuple[float, float]]:
+    """``serial_factors(x, y, lag1, confidence)[:2]`` for each ``(x, y, lag1, timed)`` (``timed``: each
+    sample's :func:`timed_sample`), the same floats: the t quantiles of :func:`df_factor` at the pairs' own
+    degrees of freedom computed together (:func:`abstat.stats.t_quantile_rows.stdtrit_rows`; one at a time
+    they were most of the small-n power model's pre-test)."""
     from abstat.stats.t_quantile_rows import stdtrit_rows
 
     q = 0.5 + confidence / 2.0
-    found = [(x.size, y.size, own_factors(x, y, lag1)) for x, y, lag1 in pairs]
-    fired = [(n1, n2, f) for n1, n2, f in found if f is not None]
-    quantiles = iter(stdtrit_rows([dependent_df((n1, n2), f[0]) for n1, n2, f in fired], q))
+    found = [(x.size, y.size, timed, own_factors(x, y, lag1, timed)) for x, y, lag1, timed in pairs]
+    fired = [(n1, n2, f[0]) for n1, n2, _, f in found if f is not None]
+    quantiles = iter(stdtrit_rows([dependent_df((n1, n2), own) for n1, n2, own in fired], q))
     return [
-        (1.0, 1.0) if f is None else _widened(f[0], f[1], _rough(next(quantiles), (n1, n2), q)) for n1, n2, f in found
+        (1.0, 1.0) if f is None else _widened(f[0], timed, _rough(next(quantiles), (n1, n2), q))
+        for n1, n2, timed, f in found
     ]
 
 
 def own_factors(
-    x: np.ndarray, y: np.ndarray, lag1: tuple[float | None, float | None]
-) -> tuple[tuple[float, float], tuple[bool, bool], float] | None:
-    """:func:`serial_factors`' pre-test and each sample's own variance factor (1 for one too short or
-    sorted), before :func:`df_factor`: ``(factors, timed, phi)``, or None when the pre-test does not fire."""
-    timed = [v.size >= MIN_N and not is_sorted(v) for v in (x, y)]
+    x: np.ndarray, y: np.ndarray, lag1: tuple[float | None, float | None], timed: tuple[bool, bool]
+) -> tuple[tuple[float, float], float] | None:
+    """:func:`serial_factors`' pre-test and each sample's own variance factor (1 for one not ``timed``),
+    before :func:`df_factor`: ``(factors, phi)``, or None when the pre-test does not fire."""
     used = [
         (v.size, (lag1_rank_autocorrelation(v) if r is None else r) + 1.0 / v.size)
         for v, r, ok in zip((x, y), lag1, timed)
@@ -192,7 +199,7 @@ def own_factors(
     raise_share = (z - SMALL_PRETEST_Z) / (FULL_RAISE_Z - SMALL_PRETEST_Z) if graded else 1.0
     shifted = min(MAX_PHI, phi + raise_share * (0.5 / math.sqrt(total) + SMALL_N_SHIFT / size**2))
     own = [variance_factor(shifted, n) if ok else 1.0 for n, ok in zip((x.size, y.size), timed)]
-    return (own[0], own[1]), (timed[0], timed[1]), phi
+    return (own[0], own[1]), phi
 
 
 def _widened(own: tuple[float, float], timed: tuple[bool, bool], rough: float) -> tuple[float, float]:

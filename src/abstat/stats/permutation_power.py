@@ -241,8 +241,9 @@ def serial_factor_rows(xs: np.ndarray, ys: np.ndarray, confidence: float) -> np.
     z = (n1 * rx + n2 * ry + 2.0) / (n1 + n2) * math.sqrt(n1 + n2)
     gate = PRETEST_Z if (n1 + n2) / 2 >= ROUGH_N else SMALL_PRETEST_Z
     out = np.ones((xs.shape[0], 2))
-    asked = np.flatnonzero((z > gate - 1e-9) | _monotone(xs) | _monotone(ys))  # (its own z decides)
-    pairs = [(xs[i], ys[i], (float(rx[i]), float(ry[i]))) for i in asked]
+    sorted_x, sorted_y = _monotone(xs), _monotone(ys)  # (is_sorted's, for every row at once)
+    asked = np.flatnonzero((z > gate - 1e-9) | sorted_x | sorted_y)  # (its own z decides)
+    pairs = [(xs[i], ys[i], (float(rx[i]), float(ry[i])), (not sorted_x[i], not sorted_y[i])) for i in asked]
     if pairs:
         out[asked] = serial_factors_many(pairs, confidence)
     return out
@@ -271,11 +272,20 @@ def serial_deflated(t: np.ndarray, xs: np.ndarray, ys: np.ndarray, factors: np.n
 def _lag1_ranks(v: np.ndarray) -> np.ndarray:
     """Each row's lag-1 autocorrelation of its ranks (untied rows), as
     :func:`abstat.stats.dependence.lag1_rank_autocorrelation` computes it."""
-    ranks = np.argsort(np.argsort(v, axis=1, kind="stable"), axis=1, kind="stable").astype(float)
+    ranks = _row_ranks(v).astype(float)
     centred = ranks - ranks.mean(axis=1, keepdims=True)
     spread = np.einsum("ij,ij->i", centred, centred)
     lagged = np.einsum("ij,ij->i", centred[:, 1:], centred[:, :-1])
     return np.divide(lagged, spread, out=np.zeros_like(spread), where=spread > 0)
+
+
+def _row_ranks(v: np.ndarray) -> np.ndarray:
+    """Each row's ranks from 0, equal values in their order: ``argsort(argsort(v))``, the second sort (of a
+    permutation) taken as the permutation's inverse (the same integers; 14 ms of ``abstat plan a b``)."""
+    order = np.argsort(v, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(v.shape[1]), axis=1)
+    return ranks
 
 
 def _inflated_statistic(x: np.ndarray, y: np.ndarray, factors: tuple[float, float]) -> float:
@@ -299,6 +309,5 @@ def statistic_and_sum(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.nd
     small_first = xs.shape[1] <= ys.shape[1]
     z = np.concatenate((xs, ys) if small_first else (ys, xs), axis=1)
     m = min(xs.shape[1], ys.shape[1])
-    ranks = np.argsort(np.argsort(z, axis=1, kind="stable"), axis=1, kind="stable")
-    positions = np.sort(ranks[:, :m], axis=1)
+    positions = np.sort(_row_ranks(z)[:, :m], axis=1)
     return statistics(_untied(z.shape[1]), positions), positions.sum(axis=1) - m * (m - 1) // 2
