@@ -93,9 +93,19 @@ def variance_factor(phi: float, n: int) -> float:
     the sample variance's expectation, ``(1 - 2 sum_k (1 - k/n) phi^k /
     (n - 1)) sigma^2`` (which positive ``phi`` biases down); ``(1 + phi) /
     (1 - phi)`` for large ``n``."""
-    k = np.arange(1, min(n, MAX_LAG))  # phi <= MAX_PHI: the terms beyond are below 1e-18
-    s = float(np.dot(1.0 - k / n, phi**k))
+    k, weights = _lags(n)
+    s = float(np.dot(weights, phi**k))
     return (1.0 + 2.0 * s) / max(1.0 - 2.0 * s / (n - 1), MIN_SHARE)
+
+
+@lru_cache(maxsize=64)
+def _lags(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The lags ``k`` of :func:`variance_factor` at ``n`` values and their weights ``1 - k / n``, kept (the
+    small-n power model asks them for each data set its pre-test fires on)."""
+    k = np.arange(1, min(n, MAX_LAG))  # phi <= MAX_PHI: the terms beyond are below 1e-18
+    weights = 1.0 - k / n
+    k.flags.writeable = weights.flags.writeable = False
+    return k, weights
 
 
 def df_factor(sizes: tuple[int, int], factors: tuple[float, float], confidence: float) -> float:
