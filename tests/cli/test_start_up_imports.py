@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from support.cli import environment, imported_modules
 
@@ -200,3 +201,14 @@ def test_a_caller_s_collector_is_left_as_it_was(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
     assert main(["compare", "a", "b"]) == 0
     assert frozen == [] and capsys.readouterr().out.startswith("b vs a: ")
+
+
+def test_plan_of_two_files_imports_neither_numpy_ma_nor_the_runner(tmp_path):
+    # np.unique and np.quantile import numpy.ma (12 ms), the runner's model only matters for stored variants
+    rng = np.random.default_rng(1)
+    for name, mean in (("a", 1000.0), ("b", 1005.0)):
+        (tmp_path / name).write_text("\n".join(f"{float(v)!r}" for v in rng.normal(mean, 10.0, 40)) + "\n")
+    imported, out = imported_modules(tmp_path, "plan", "a", "b")
+    assert "samples per variant" in out
+    assert {"abstat.stats.permutation_power", "abstat.comparison.grid_sizing"} <= imported
+    assert _under(imported, ("numpy.ma", "abstat.box.runner.model")) == []

@@ -74,3 +74,20 @@ def test_the_advised_change_is_detected_80_percent_of_the_time() -> None:
     # 200 draws: Monte Carlo sd 2.8 points at 80%.  Here 3.25%, 72.0%; the old model advised 7.23%,
     # which compare detected 193 times in 200 (96.5%)
     assert 0.70 <= hits / 200 <= 0.90, (pct, hits / 200)
+
+
+def test_the_grid_levels_are_numpys_distinct_values() -> None:
+    from abstat.comparison.grid_sizing import MAX_LEVELS, MIN_PER_LEVEL, grid_levels
+
+    rng = np.random.default_rng(5)
+    for i in range(3000):
+        step = int(rng.integers(1, 30))
+        x, y = (np.round(rng.lognormal(0.0, 1.0, int(rng.integers(1, 40))) * step) / step for _ in range(2))
+        if i % 7 == 0:
+            x[0] = 0.0
+        pooled = np.concatenate([x, y])
+        levels = np.unique(pooled)
+        usable = 2 <= levels.size <= MAX_LEVELS and pooled.size >= MIN_PER_LEVEL * levels.size
+        got = grid_levels(x, y)
+        assert (got is not None) == usable
+        assert got is None or np.array_equal(got, levels)

@@ -27,3 +27,13 @@ def test_the_simulated_power_calls_what_compare_calls_on_the_same_data_sets() ->
         for x, y in zip(xs, ys + shift, strict=True)
     ]
     assert any(widened)
+
+
+def test_the_smoothed_bootstraps_quartiles_are_numpys() -> None:
+    from abstat.stats.permutation_power import _quartiles
+
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 4, 5, 7, 10, 33, 100, 401):
+        for pilot in (rng.normal(0.0, 1.0, n), np.round(rng.lognormal(0.0, 1.0, n), 1)):
+            q75, q25 = np.quantile(pilot, [0.75, 0.25])
+            assert _quartiles(pilot) == (q75, q25)

@@ -40,6 +40,7 @@ about 8%, as before); the note says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 import math
@@ -92,9 +93,19 @@ def variance_factor(phi: float, n: int) -> float:
     the sample variance's expectation, ``(1 - 2 sum_k (1 - k/n) phi^k /
     (n - 1)) sigma^2`` (which positive ``phi`` biases down); ``(1 + phi) /
     (1 - phi)`` for large ``n``."""
-    k = np.arange(1, min(n, MAX_LAG))  # phi <= MAX_PHI: the terms beyond are below 1e-18
-    s = float(np.dot(1.0 - k / n, phi**k))
+    k, weights = _lags(n)
+    s = float(np.dot(weights, phi**k))
     return (1.0 + 2.0 * s) / max(1.0 - 2.0 * s / (n - 1), MIN_SHARE)
+
+
+@lru_cache(maxsize=64)
+def _lags(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The lags ``k`` of :func:`variance_factor` at ``n`` values and their weights ``1 - k / n``, kept (the
+    small-n power model asks them for each data set its pre-test fires on)."""
+    k = np.arange(1, min(n, MAX_LAG))  # phi <= MAX_PHI: the terms beyond are below 1e-18
+    weights = 1.0 - k / n
+    k.flags.writeable = weights.flags.writeable = False
+    return k, weights
 
 
 def df_factor(sizes: tuple[int, int], factors: tuple[float, float], confidence: float) -> float:
@@ -105,8 +116,18 @@ def df_factor(sizes: tuple[int, int], factors: tuple[float, float], confidence: 
     value is a t's of few degrees of freedom (15 values at ``phi = 0.6``:
     about 3.5 values' worth per side)."""
     q = 0.5 + confidence / 2.0
-    dependent = max(MIN_DF, sum(n / f for n, f in zip(sizes, factors)) - 2.0)
-    return (_quantile(dependent, q) / _quantile(max(MIN_DF, sum(sizes) - 2.0), q)) ** 2
+    return _rough(_quantile(dependent_df(sizes, factors), q), sizes, q)
+
+
+def dependent_df(sizes: tuple[int, int], factors: tuple[float, float]) -> float:
+    """The effective degrees of freedom of dependent samples: ``n / factor`` values' worth per side, less
+    2, at least :data:`MIN_DF`."""
+    return max(MIN_DF, sum(n / f for n, f in zip(sizes, factors)) - 2.0)
+
+
+def _rough(dependent: float, sizes: tuple[int, int], q: float) -> float:
+    """:func:`df_factor` from the t quantile at the dependent samples' degrees of freedom."""
+    return (dependent / _quantile(max(MIN_DF, sum(sizes) - 2.0), q)) ** 2
 
 
 @lru_cache(maxsize=1024)
@@ -132,25 +153,65 @@ def serial_factors(
     sample's lag-1 rank autocorrelation, when already known.  A sorted
     sample (:func:`is_sorted`) gives no evidence: its order is not time.
     ``confidence``: the level whose critical value :func:`df_factor` moves."""
-    timed = [v.size >= MIN_N and not is_sorted(v) for v in (x, y)]
+    timed = (timed_sample(x), timed_sample(y))
+    found = own_factors(x, y, lag1, timed)
+    if found is None:
+        return 1.0, 1.0, 0.0
+    own, phi = found
+    return _widened(own, timed, df_factor((x.size, y.size), own, confidence)) + (phi,)
+
+
+def timed_sample(v: np.ndarray) -> bool:
+    """The sample gives evidence of serial correlation: :data:`MIN_N` values or more, not sorted."""
+    return v.size >= MIN_N and not is_sorted(v)
+
+
+Pair = tuple[np.ndarray, np.ndarray, tuple[float | None, float | None], tuple[bool, bool]]
+
+
+def serial_factors_many(pairs: Sequence[Pair], confidence: float) -> list[tuple[float, float]]:
+    """``serial_factors(x, y, lag1, confidence)[:2]`` for each ``(x, y, lag1, timed)`` (``timed``: each
+    sample's :func:`timed_sample`), the same floats: the t quantiles of :func:`df_factor` at the pairs' own
+    degrees of freedom computed together (:func:`abstat.stats.t_quantile_rows.stdtrit_rows`; one at a time
+    they were most of the small-n power model's pre-test)."""
+    from abstat.stats.t_quantile_rows import stdtrit_rows
+
+    q = 0.5 + confidence / 2.0
+    found = [(x.size, y.size, timed, own_factors(x, y, lag1, timed)) for x, y, lag1, timed in pairs]
+    fired = [(n1, n2, f[0]) for n1, n2, _, f in found if f is not None]
+    quantiles = iter(stdtrit_rows([dependent_df((n1, n2), own) for n1, n2, own in fired], q))
+    return [
+        (1.0, 1.0) if f is None else _widened(f[0], timed, _rough(next(quantiles), (n1, n2), q))
+        for n1, n2, timed, f in found
+    ]
+
+
+def own_factors(
+    x: np.ndarray, y: np.ndarray, lag1: tuple[float | None, float | None], timed: tuple[bool, bool]
+) -> tuple[tuple[float, float], float] | None:
+    """:func:`serial_factors`' pre-test and each sample's own variance factor (1 for one not ``timed``),
+    before :func:`df_factor`: ``(factors, phi)``, or None when the pre-test does not fire."""
     used = [
         (v.size, (lag1_rank_autocorrelation(v) if r is None else r) + 1.0 / v.size)
         for v, r, ok in zip((x, y), lag1, timed)
         if ok
     ]
     if not used:
-        return 1.0, 1.0, 0.0
+        return None
     total = sum(n for n, _ in used)
     raw = sum(n * r for n, r in used) / total
     size = total / len(used)
     z = raw * math.sqrt(total)
     if not z > (PRETEST_Z if size >= ROUGH_N else SMALL_PRETEST_Z):
-        return 1.0, 1.0, 0.0
+        return None
     phi = min(MAX_PHI, raw / (1.0 - 4.0 / size))  # Kendall's bias, -(1 + 4 phi) / n, with raw holding the 1 / n
     graded = size < ROUGH_N and z < FULL_RAISE_Z
     raise_share = (z - SMALL_PRETEST_Z) / (FULL_RAISE_Z - SMALL_PRETEST_Z) if graded else 1.0
     shifted = min(MAX_PHI, phi + raise_share * (0.5 / math.sqrt(total) + SMALL_N_SHIFT / size**2))
-    sizes = (x.size, y.size)
-    own = [variance_factor(shifted, n) if ok else 1.0 for n, ok in zip(sizes, timed)]
-    rough = df_factor(sizes, (own[0], own[1]), confidence)
-    return (own[0] * rough if timed[0] else 1.0), (own[1] * rough if timed[1] else 1.0), phi
+    own = [variance_factor(shifted, n) if ok else 1.0 for n, ok in zip((x.size, y.size), timed)]
+    return (own[0], own[1]), phi
+
+
+def _widened(own: tuple[float, float], timed: tuple[bool, bool], rough: float) -> tuple[float, float]:
+    """Each timed sample's own factor times the degrees of freedom's; 1 for the others."""
+    return (own[0] * rough if timed[0] else 1.0), (own[1] * rough if timed[1] else 1.0)
