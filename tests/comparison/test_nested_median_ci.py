@@ -34,3 +34,24 @@ def test_it_is_the_run_medians_interval():
     few = abstat.compare(_runs(rng, k=4), _runs(rng, k=4), center="median")  # 4 run medians: no 95% interval
     assert few.summaries[0].median_ci is None
     assert any("4 runs (their medians) cannot give" in w.message for w in few.warnings), few.warnings
+
+
+def test_the_median_beside_the_interval_is_the_run_medians_median(abstat_cli, tmp_path):
+    """attack23 #7: the median column stayed the pooled samples' while its interval came from the run medians; a
+    first run of 100 samples at 2x and eleven of 2 at 1x put the median (~200) outside its own interval (~100)."""
+    rng = np.random.default_rng(3)
+    runs = [list(200 * rng.normal(1, 0.001, 100))] + [list(100 * rng.normal(1, 0.01, 2)) for _ in range(11)]
+    other = [list(200 * rng.normal(1, 0.001, 100))] + [list(100 * rng.normal(1, 0.01, 2)) for _ in range(11)]
+    c = abstat.compare(runs, other)
+    medians = np.sort([float(np.median(run)) for run in runs])
+    summary = c.summaries[0]
+    assert summary.median == float(np.median(medians)) and summary.median_ci == median_ci_of_sorted(medians, 0.95)
+    assert summary.median_ci[0] <= summary.median <= summary.median_ci[1]
+    # the table says what it shows: each file one run
+    for name, data in (("a", runs), ("b", other)):
+        for i, run in enumerate(data):
+            (tmp_path / f"{name}-{i:02d}.txt").write_text("".join(f"{v}\n" for v in run))
+    done = abstat_cli("compare", "--verbose", "--format", "markdown", "a=a-*.txt", "b=b-*.txt")
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| a |"))
+    cells = [cell.strip() for cell in row.split("|")]
+    assert float(cells[5]) < 101 and "median, CI: of run medians" in row, done.stdout + done.stderr

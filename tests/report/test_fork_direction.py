@@ -74,10 +74,27 @@ def test_stored_judging_keeps_what_the_experiments_agree_on(tmp_path):
     with open_store(db) as store:
         _experiment(store, "a", 100.0, analysis={"higher_is_better": ["t", "u"], "lower_is_better": ["v"]})
         _experiment(store, "b", 100.0, analysis={"higher_is_better": ["u"], "lower_is_better": ["v"]})
-        _experiment(store, "c", 100.0)  # stored without an analysis: no opinion
+        _experiment(store, "c", 100.0)  # stored without an analysis: names no metric (attack23 #6)
     with open_store(db, create=False) as store:
-        judged = stored_judging(store, ["a", "b", "c"])
+        judged = stored_judging(store, ["a", "b"])
         assert judged.higher_is_better == ("u",) and judged.lower_is_better == ("v",) and judged.disputed == ("t",)
-        assert stored_judging(store, ["b", "c"]).disputed == ()
+        assert stored_judging(store, ["a", "b", "c"]).disputed == ("t", "u", "v")
+        assert stored_judging(store, ["b", "c"]).disputed == ("u", "v")
+        assert stored_judging(store, ["c"]) == Judging()
     assert judged.over(higher_is_better=["t"]).higher_is_better == ("u", "t")
     assert Judging(disputed=("t",)).over(lower_is_better=["all"]).lower_is_better == ("all",)
+
+
+def test_a_baseline_stored_without_an_analysis_leaves_the_forks_direction_disputed(abstat_cli, tmp_path):
+    """attack23 #6: the trusted experiment stored without an analysis (an older abstat, bisect's runs, damaged
+    settings) had no say, so the PR's stored --higher-is-better t alone decided report's gate: +20% passed."""
+    db = str(tmp_path / "gate.db")
+    with open_store(db) as store:
+        _experiment(store, "main", 100.0)
+        _experiment(store, "pr", 120.0, analysis={"higher_is_better": ["t"]}, seed=2)
+    layout = ("--by", "experiment", "--baseline", "main")
+    done = abstat_cli("report", "--store", db, *layout, *GATE)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "different directions for 't'" in done.stderr
+    done = abstat_cli("report", "--store", db, *layout, "--lower-is-better", "t", *GATE)
+    assert done.returncode == 1, done.stdout + done.stderr

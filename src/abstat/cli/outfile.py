@@ -44,7 +44,7 @@ def check_output(path: str, inputs: Iterable[str | None] = ()) -> tuple[str, int
         raise InputError(f"cannot write: {err.strerror or err}", path=path) from None
     if mode is not None and stat.S_ISDIR(mode):
         raise InputError("cannot write: is a directory", path=path)
-    if mode is not None and stat.S_ISREG(mode) and _is_database(target):
+    if mode is not None and stat.S_ISREG(mode) and is_database(target):
         raise InputError(
             "will not replace a SQLite database (a result store?) with the output; choose another -o FILE", path=path
         )
@@ -105,7 +105,8 @@ def write_output(
 _DATABASE_MAGIC = (b"SQLite format 3\x00", b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
 
 
-def _is_database(target: str) -> bool:
+def is_database(target: str) -> bool:
+    """Whether ``target`` begins as a SQLite database or its write-ahead log does."""
     try:
         with open(target, "rb") as handle:
             head = handle.read(16)

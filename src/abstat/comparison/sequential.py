@@ -33,8 +33,9 @@ at 12 and 18 runs per variant, levels 4e-6 and 9e-6).  ``benchmarks/sequential.p
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 GROWTH = 1.5
 RHO = 2.0
@@ -104,14 +105,15 @@ class SequentialDesign:
 
     def decide(
         self,
-        samples: Mapping[str, Sequence[float]],
+        samples: Mapping[str, Any],
         baseline: str,
         runs: int,
         state: SequentialState | None = None,
         *,
         higher_is_better: bool = False,
     ) -> SequentialState:
-        """Judge the look at ``runs`` per variant: ``samples`` maps each variant to its values so far.  Returns
+        """Judge the look at ``runs`` per variant: ``samples`` maps each variant to its values so far, or its runs
+        (sequences of values: runs are then the unit, as ``abstat.compare`` takes them).  Returns
         ``state`` (new when None) with the candidates settled at this look added, and ``stop_reason`` set
         when every candidate is settled or this is the last look."""
         from abstat.comparison.core import compare
@@ -127,7 +129,7 @@ class SequentialDesign:
                 state.settled[name] = settled
         if len(state.settled) == len(candidates):
             state.stop_reason = f"stopped early at {runs} of at most {self.max_runs} runs per variant: " + "; ".join(
-                _said(s) for s in state.settled.values()
+                _said(s, self.alpha) for s in state.settled.values()
             )
             if runs == self.max_runs:
                 state.stop_reason = state.stop_reason.replace("stopped early at", "settled at")
@@ -171,9 +173,19 @@ def smallest_level(n_a: int, n_b: int) -> float:
     return max(floor, 1.0 / (DRAWS_MAX + 1.0)) if log_count > math.log(EXACT) else floor
 
 
-def _said(settled: Settled) -> str:
+def _said(settled: Settled, alpha: float) -> str:
+    """A settled candidate as the note tells it: the estimate the end table prints (the same comparison of the
+    same runs), and the interval at the look's own level, which it names beside the table's (attack23 #10d: the
+    note's pooled samples and unnamed level told another story than the table)."""
     low, high = settled.ci_pct
     return (
-        f"{settled.candidate} {settled.verdict} ({settled.delta_pct:+.3g}% [{low:+.3g}, {high:+.3g}] "
-        f"at level {settled.level:.2g})"
+        f"{settled.candidate} {settled.verdict} ({settled.delta_pct:+.3g}% [{low:+.3g}, {high:+.3g}]: "
+        f"a {_percent(1 - settled.level)} interval, the look's level {settled.level:.2g}; the table's "
+        f"intervals are {_percent(1 - alpha)})"
     )
+
+
+def _percent(fraction: float) -> str:
+    """``99.44%``: a confidence with the digits that tell it from 100%."""
+    text = f"{100 * fraction:.4g}"
+    return f"{text}%" if text != "100" else f"{100 * fraction:.6g}%"

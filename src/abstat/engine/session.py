@@ -212,22 +212,32 @@ def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str |
         runs = len(results) // len(spec.variants)
         if runs not in looks:
             return None
-        samples: dict[str, list[float]] = {name: [] for name in spec.names}
-        for result in results:
-            if result.measurement.ok:
-                samples[result.variant].extend(result.measurement.values.get(metric, ()))
-        if any(len(values) < 2 for values in samples.values()):
+        runs_of = _runs_compared(spec.names, results, metric)
+        if any(sum(len(run) for run in found) < 2 for found in runs_of.values()):
             return (
                 None
                 if runs < spec.runs
                 else named(f"{{until_decided}}: fewer than 2 values of {metric!r} per variant", *UNTIL)
             )
         higher = _higher_is_better(spec, metric, results)
+        samples = {name: found[0] if len(found) == 1 else found for name, found in runs_of.items()}
         state[0] = design.decide(samples, baseline, runs, state[0], higher_is_better=higher)
         reason = state[0].stop_reason
         return None if reason is None else named(f"{{until_decided}} on {metric}: {reason}", *UNTIL)
 
     return should_stop
+
+
+def _runs_compared(names: list[str], results: list[RunResult], metric: str) -> dict[str, list[list[float]]]:
+    """Each variant's runs' values of ``metric``, which a look compares as the end table does
+    (``abstat.render.run_rows``: the runs, or one run's values); a look judging the pooled samples told an
+    estimate and interval other than the table's below it (attack23 #10d)."""
+    runs: dict[str, list[list[float]]] = {name: [] for name in names}
+    for result in results:
+        values = list(result.measurement.values.get(metric, ())) if result.measurement.ok else []
+        if values:
+            runs[result.variant].append(values)
+    return runs
 
 
 def _higher_is_better(spec: ExperimentSpec, metric: str, results: list[RunResult]) -> bool:

@@ -146,11 +146,12 @@ def _outlier_cell(s: Any) -> str:
 
 
 def _runs_cell(s: Any) -> str:
-    """A nested variant's number of runs and the share of its variance between them ("" when not nested)."""
+    """A nested variant's number of runs and the share of its variance between them ("" when not nested); its
+    median and median CI are of the run medians, and say so."""
     if s.runs is None:
         return ""
     share = "" if s.between_run_share is None else f", {s.between_run_share:.0%} between runs"
-    return f"{len(s.runs)} runs{share}"
+    return f"{len(s.runs)} runs{share}; median, CI: of run medians"
 
 
 def _run_lines(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None) -> list[str]:

@@ -48,12 +48,31 @@ def conversion(unit: str | None, to: str | None, metric: str | None = None) -> f
 def align(sides: Sequence[Side], metric: str | None = None) -> tuple[str | None, list[StatWarning]]:
     """Convert every side whose unit is known to the first known unit (the baseline's when it has one);
     refuse units that do not convert (UsageError, one line); warn when sides of unknown unit lie 100x
-    or more apart from the baseline.  Returns the unit of the values now, and the warnings."""
+    or more apart from the baseline.  Returns the unit the values are shown in, the baseline's (``sides[0]``;
+    None when it has none: a candidate's unit is not printed beside a unitless baseline's values, attack23
+    #10b; :func:`unshown_units` says so), and the warnings."""
     known = [side for side in sides if side.unit]
-    target = known[0].unit if known else None
     for side in known[1:]:
         _convert(side, known[0], metric)
-    return target, _scale_warnings(sides) if not known or len(known) < len(sides) else []
+    found = _scale_warnings(sides) if not known or len(known) < len(sides) else []
+    return (sides[0].unit if sides else None), found
+
+
+def unshown_units(sides: Sequence[Side]) -> list[StatWarning]:
+    """A note for each side with a unit beside a baseline (``sides[0]``) without one: compare shows the values
+    without a unit (:func:`align`)."""
+    if not sides or sides[0].unit:
+        return []
+    return [
+        StatWarning(
+            "unit-unshown",
+            f"{side.name}: has a unit, the baseline {sides[0].name} none: the values are compared as they are "
+            "and shown without a unit",
+            side.name,
+        )
+        for side in sides[1:]
+        if side.unit
+    ]
 
 
 def _convert(side: Side, to: Side, metric: str | None) -> None:

@@ -91,13 +91,20 @@ def _separate(x: Sequence[int], y: Sequence[int], names: tuple[str, str]) -> lis
 def higher_is_better(
     metric: str | None, unit: str | None, chosen: Iterable[str] | bool, lower: Iterable[str] = ()
 ) -> bool:
-    """Whether larger values are better for ``metric``: not if named (or ``all``) in ``--lower-is-better
-    METRIC[,METRIC]`` (``lower``: an error rate in a unit ending in ``/s``, or a stored --higher-is-better
-    taken back), else if named (or ``all``) in ``--higher-is-better``, else a unit ending in ``/s`` (a
-    throughput).  ``chosen=True`` is ``all``."""
-    if _named(metric, lower):
+    """Whether larger values are better for ``metric``: not if named in ``--lower-is-better METRIC[,METRIC]``
+    (``lower``: an error rate in a unit ending in ``/s``, or a stored --higher-is-better taken back), else if
+    named in ``--higher-is-better``; else not if ``all`` is lower-is-better, else if ``all`` is higher-is-better;
+    else a unit ending in ``/s`` (a throughput).  A metric's own name beats ``all`` (``--lower-is-better all
+    --higher-is-better t``: every metric but t lower-is-better; attack23 #10a).  ``chosen=True`` is ``all``."""
+    higher = () if isinstance(chosen, bool) else metric_names(chosen)
+    lowered = metric_names(lower)
+    if metric is not None and metric in lowered:
         return False
-    if chosen is True or (chosen is not False and _named(metric, chosen)):
+    if metric is not None and metric in higher:
+        return True
+    if "all" in lowered:
+        return False
+    if chosen is True or "all" in higher:
         return True
     return bool(unit and unit.endswith("/s"))
 
@@ -105,11 +112,6 @@ def higher_is_better(
 def metric_names(items: Iterable[str]) -> list[str]:
     """The metric names of repeatable ``METRIC[,METRIC]`` options, each once, in order."""
     return list(dict.fromkeys(name.strip() for item in items for name in item.split(",") if name.strip()))
-
-
-def _named(metric: str | None, items: Iterable[str]) -> bool:
-    named = set(metric_names(items))
-    return "all" in named or (metric is not None and metric in named)
 
 
 def is_exact(*sets: Any) -> bool:
@@ -148,7 +150,8 @@ class Judging:
         threshold: float | None = None,
     ) -> Judging:
         """These settings with the flags given instead (None: not given); a metric a flag names takes that
-        direction, whichever the stored analysis gave it."""
+        direction, whichever the stored analysis gave it (a flag's ``all``: every stored name of the other
+        direction dropped)."""
         higher, lower = metric_names(higher_is_better), metric_names(lower_is_better)
         both = [name for name in higher if name in lower]
         unsettled = [name for name in self.disputed if not {name, "all"} & {*higher, *lower}]
@@ -167,8 +170,8 @@ class Judging:
         return Judging(
             self.baseline if baseline is None else baseline,
             self.confidence if confidence is None else confidence,
-            tuple(dict.fromkeys([*(n for n in metric_names(self.higher_is_better) if n not in lower), *higher])),
-            tuple(dict.fromkeys([*(n for n in metric_names(self.lower_is_better) if n not in higher), *lower])),
+            tuple(dict.fromkeys([*_kept(self.higher_is_better, lower), *higher])),
+            tuple(dict.fromkeys([*_kept(self.lower_is_better, higher), *lower])),
             threshold=self.threshold if threshold is None else threshold,
         )
 
@@ -178,22 +181,27 @@ class Judging:
         return 95.0 if self.confidence is None else self.confidence
 
 
+def _kept(stored: Iterable[str], opposite: list[str]) -> list[str]:
+    """The stored metric names a flag of the opposite direction leaves (it names them, or ``all``)."""
+    return [] if "all" in opposite else [name for name in metric_names(stored) if name not in opposite]
+
+
 def stored_judging(store: Any, experiments: Iterable[str]) -> Judging:
     """The analysis ``abstat run`` stored with ``experiments`` (the newest invocation's spec that has one):
     the baseline, confidence and threshold where every experiment stored the same; the metrics named
-    higher- or lower-is-better by every experiment stored with an analysis, and those some name and others do
-    not as ``disputed`` (:meth:`Judging.over` refuses them unless a flag names them: an experiment, e.g. a fork's
-    artifact imported beside a trusted baseline, cannot turn a metric's direction for all, attack22 A13);
-    nothing from an experiment stored without one (imported, or by an older abstat).  Read as untrusted: a
-    field of the wrong type or range is left out."""
+    higher- or lower-is-better by every experiment, and those some name and others do not as ``disputed``
+    (:meth:`Judging.over` refuses them unless a flag names them: an experiment, e.g. a fork's artifact imported
+    beside a trusted baseline, cannot turn a metric's direction for all, attack22 A13).  An experiment stored
+    without an analysis (by an older abstat, ``bisect``'s runs, damaged settings) names no metric: a direction
+    another names is disputed, not taken (attack23 #6: else a fork's stored one ruled beside such a baseline).
+    Read as untrusted: a field of the wrong type or range is left out."""
     stored = [_stored(store, name) for name in dict.fromkeys(experiments)]
     found = [judging or Judging() for judging in stored]
     baselines = {judging.baseline for judging in found}
     levels = {judging.confidence for judging in found}
     thresholds = {judging.threshold for judging in found}
-    analysed = [judging for judging in stored if judging is not None]
-    higher, higher_disputed = _agreed(analysed, "higher_is_better")
-    lower, lower_disputed = _agreed(analysed, "lower_is_better")
+    higher, higher_disputed = _agreed(found, "higher_is_better")
+    lower, lower_disputed = _agreed(found, "lower_is_better")
     return Judging(
         baselines.pop() if len(baselines) == 1 else None,
         levels.pop() if len(levels) == 1 else None,

@@ -143,8 +143,9 @@ def add_higher_is_better(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="METRIC[,METRIC]",
         help="metrics where larger values are better (throughputs); 'all' for every "
-        "metric; repeatable (default: lower is better, except units ending in /s; a stored "
-        "experiment's metrics: also those it was run with --higher-is-better)",
+        "metric (a metric --lower-is-better names by name excepted: a name beats 'all'); repeatable (default: "
+        "lower is better, except units ending in /s; a stored experiment's metrics: also those it was run with "
+        "--higher-is-better)",
     )
     parser.add_argument(
         "--lower-is-better",
@@ -152,7 +153,8 @@ def add_higher_is_better(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="METRIC[,METRIC]",
         help="metrics where smaller values are better whatever their unit (an error rate in a unit ending in "
-        "/s), or a stored --higher-is-better taken back; 'all' for every metric; repeatable",
+        "/s), or a stored --higher-is-better taken back; 'all' for every metric (a metric --higher-is-better "
+        "names by name excepted); repeatable",
     )
 
 

@@ -99,12 +99,14 @@ def main(argv: list[str]) -> int:
         where=_where(args.where),
         arrays=True,  # plain files as float64 arrays: no list of 10^6 floats converted again and again (issue 42)
     )
-    from abstat.render.unit_align import align, variant_sides
+    from abstat.render.unit_align import align, unshown_units, variant_sides
     from abstat.report.matrix import one_row_report
 
     sides = variant_sides(variants, args.unit, args.store, args.metric)
     base_side = next((side for side in sides if side.name == args.baseline), sides[0])
+    sides = [base_side, *(side for side in sides if side is not base_side)]  # the baseline's unit shown
     unit, unit_notes = align(sides, args.metric)
+    unit_notes += unshown_units(sides)
     judging = compare_judging(args, variants)
     # the direction by the baseline's unit only: a candidate's own unit (a fork's 'op/s') does not turn a
     # slowdown into a gain (attack22 A13)
@@ -127,7 +129,9 @@ def main(argv: list[str]) -> int:
         from abstat.cli.commands.compare_extra import github_output
         from abstat.render.ci_formats import render_comparisons
 
-        text = github_output(render_comparisons(comparisons, "github", unit=unit, metric=metric, split=True))
+        text = github_output(
+            render_comparisons(comparisons, "github", unit=unit, metric=metric, split=True), args.store
+        )
     else:
         text = render_table(
             report,

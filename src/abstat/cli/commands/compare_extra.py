@@ -24,17 +24,26 @@ def gate_status(args: argparse.Namespace, comparisons: Any = None, report: Any =
     return result.exit_status
 
 
-def github_output(parts: tuple[str, str]) -> str:
+def github_output(parts: tuple[str, str], store: str | None = None) -> str:
     """The workflow commands to print; the summary appended to ``$GITHUB_STEP_SUMMARY``
-    when it is set (else printed after the commands)."""
+    when it is set (else printed after the commands), never to a SQLite database or the store in use
+    (``store``: ``--store``; attack23 #10c: Markdown was appended to a store)."""
     import os
 
     commands, summary = parts
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
         return commands + summary
+    from abstat.cli.outfile import is_database
     from abstat.errors import InputError
+    from abstat.store import resolve_store_path
 
+    target, used = os.path.realpath(path), os.path.realpath(resolve_store_path(store))
+    if is_database(target) or target in {used + tail for tail in ("", "-wal", "-shm", "-journal")}:
+        raise InputError(
+            "$GITHUB_STEP_SUMMARY names a SQLite database or the store in use: the Markdown summary is not appended",
+            path=path,
+        )
     try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(summary + "\n")
@@ -86,7 +95,7 @@ def compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, s
     if args.format == "github":
         from abstat.render.ci_formats import render_report
 
-        sys.stdout.write(github_output(render_report(report, "github", split=True)))
+        sys.stdout.write(github_output(render_report(report, "github", split=True), args.store))
     else:
         sys.stdout.write(api.render(report, args.format))
     return gate_status(args, report=report)

@@ -43,15 +43,17 @@ def compare_judging(args: Any, variants: Any) -> Any:
 def compare_higher_is_better(args: Any, variants: Any, unit: str | None, judging: Any) -> bool:
     """Whether higher is better for the one metric compared (:func:`abstat.report.analysis.higher_is_better`
     of its unit: the store's, or ``--unit``'s, as the values were aligned to): stored variants' metric is
-    ``--metric``; files hold one unnamed metric, which any name given names (--lower-is-better's first)."""
-    from abstat.report.analysis import higher_is_better
+    ``--metric``; files hold one unnamed metric, which any name given names (--lower-is-better's first; a name
+    beats ``all``, as for named metrics: ``--lower-is-better all --higher-is-better t`` is higher)."""
+    from abstat.report.analysis import higher_is_better, metric_names
 
     chosen, lower = judging.higher_is_better, judging.lower_is_better
     if stored_refs(variants):
         return higher_is_better(args.metric, unit, chosen, lower)
-    if args.lower_is_better:
+    lowered, higher = metric_names(args.lower_is_better), metric_names(args.higher_is_better)
+    if lowered and not (lowered == ["all"] and any(name != "all" for name in higher)):
         return False
-    return bool(args.higher_is_better) or higher_is_better(None, unit, chosen, lower)
+    return bool(higher) or higher_is_better(None, unit, chosen, lower)
 
 
 def without_saved_baselines(args: Any, sets: Any) -> Any:

@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
         options = _report_options(args)
         _add_machines(args, sets, options)
         report = api.build(sets, **options)
-        text = github_output(render_report(report, "github", split=True))
+        text = github_output(render_report(report, "github", split=True), args.store)
     else:
         report, text = _rendered(args, sets, fmt, to_terminal)
     if args.output:
