@@ -34,6 +34,7 @@ def _rows(count: int):
             "command": "./x",
             "labels": {"k": "v w"},
             "notes": ["peak RSS not recorded", "=1+2"] if index % 3 == 0 else [],
+            "variant_order": 1 + index % 2,
         }
 
 

@@ -2,8 +2,10 @@
 unit, run, iteration, index, invocation, ...``), read back as the store's sample sets: labels ``experiment``,
 ``variant``, ``metric``, ``host`` and the invocation's ``labels`` (``k=v k=v``), the unit from the ``unit``
 column, run groups as the store makes them (:mod:`abstat.readers.run_units`), so that ``report`` of the export
-gives the cells ``report --store`` gives.  The bookkeeping columns (run, iteration, index, invocation, boot_id,
-started_at, command, notes) are no metrics."""
+gives the cells ``report --store`` gives: the sets in the store's order, variants by ``variant_order`` (their
+place as declared; the rows come in the order the runs ran, shuffled round by round, so the first variant met
+is no baseline).  The bookkeeping columns (run, iteration, index, invocation, boot_id, started_at, command,
+notes, variant_order) are no metrics."""
 
 from __future__ import annotations
 
@@ -37,10 +39,14 @@ class _Entry:
 
 def read_export(path: str, header: list[str], body: list[tuple[int, list[str]]]) -> list[SampleSet]:
     """The sets of abstat export's rows ``body`` (line number, fields)."""
-    at = {name: header.index(name) for name in header}
+    at = {name: i for i, name in enumerate(header)}
     entries: dict[tuple[tuple[str, str], ...], _Entry] = {}
+    places: dict[tuple[str, str], int] = {}
     for lineno, row in body:
         labels, unit = _labels(row, at), row[at["unit"]].strip() or None
+        place = row[at["variant_order"]].strip() if "variant_order" in at else ""
+        if place.isdigit():
+            places.setdefault((labels["experiment"], labels["variant"]), int(place))
         value, run, invocation = row[at["value"]].strip(), row[at["run"]].strip(), row[at["invocation"]].strip()
         if not is_number(value):
             raise InputError(f"column 'value': not a finite number: {shown(value)}", path=path, line=lineno)
@@ -55,20 +61,30 @@ def read_export(path: str, header: list[str], body: list[tuple[int, list[str]]])
         _add(entry, int(invocation), run, float(value))
     found = list(entries.values())
     _units_apart(found)
-    return [_set(path, entry) for entry in sorted(found, key=_order(found))]
+    sets = [_set(path, entry) for entry in sorted(found, key=_order(found, places))]
+    if "variant_order" not in at and len({(s.labels["experiment"], s.labels["variant"]) for s in sets}) > 1:
+        note = (
+            f"{path}: no column 'variant_order' (an older abstat export): variants in the order their rows come, "
+            "which is the order the runs ran; name the baseline with --baseline"
+        )
+        for sample_set in sets:
+            sample_set.notes.append(note)
+    return sets
 
 
-def _order(entries: list[_Entry]) -> Callable[[_Entry], tuple[int, int, str]]:
-    """The store's order of sets: by experiment and variant (as first seen), then metric."""
+def _order(entries: list[_Entry], places: dict[tuple[str, str], int]) -> Callable[[_Entry], tuple[int, int, int, str]]:
+    """The store's order of sets: by experiment (as first seen: the export writes them in the store's order),
+    variant (by its place as declared; as first seen without one), then metric."""
     experiments: dict[str, int] = {}
     variants: dict[tuple[str, str], int] = {}
     for entry in entries:
         experiments.setdefault(entry.labels["experiment"], len(experiments))
         variants.setdefault((entry.labels["experiment"], entry.labels["variant"]), len(variants))
 
-    def key(entry: _Entry) -> tuple[int, int, str]:
-        labels = entry.labels
-        return experiments[labels["experiment"]], variants[labels["experiment"], labels["variant"]], labels["metric"]
+    def key(entry: _Entry) -> tuple[int, int, int, str]:
+        variant = entry.labels["experiment"], entry.labels["variant"]
+        place = places.get(variant, len(variants) + 1)  # placed ones first, in their order
+        return experiments[variant[0]], place, variants[variant], entry.labels["metric"]
 
     return key
 

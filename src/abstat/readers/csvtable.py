@@ -7,10 +7,15 @@ import csv
 import io
 import re
 
+from typing import TYPE_CHECKING
+
 from abstat.errors import InputError, UsageError
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.source import read_text
 from abstat.readers.values import is_number, looks_numeric, shown
+
+if TYPE_CHECKING:
+    from abstat.readers.csvconfig import Configurations
 
 Body = list[tuple[int, list[str]]]  # (line number, fields) of each data row
 _COMMA_NUMBER = re.compile(r"[+-]?\d+(?:,\d+)+(?:\.\d+)?")  # 12,5 or 1,234,567.5: quoted, one CSV cell
@@ -42,35 +47,30 @@ def read_csv(
             fields=["csv_value"],
         )
     sets = _sets(path, header, body, labels_cols, metrics)
-    for name in configurations:
-        note = (
-            f"{path}: column {name!r} read as a label, a configuration (few integers, each as often in every "
-            f"variant); --csv-value {name} compares it as a measurement"
-        )
-        for sample_set in sets:
-            sample_set.notes.append(note)
+    notes = configurations.notes(path, value_columns or ())
+    for sample_set in sets:
+        sample_set.notes.extend(notes)
     return sets
 
 
 def _columns(
     path: str, header: list[str], body: Body, value_columns: list[str] | None, label_columns: list[str] | None
-) -> tuple[list[str], list[str], list[str]]:
+) -> tuple[list[str], list[str], Configurations]:
     """The label columns, the value columns and the configuration columns among the labels: those chosen
     (both: nothing else); else the columns of text, those chosen and the configurations
     (:mod:`abstat.readers.csvconfig`) are labels, and the other columns of numbers values."""
+    from abstat.readers.csvconfig import Configurations, configuration_columns
+
     _check_chosen(path, header, (value_columns or []) + (label_columns or []))
     if value_columns is not None and label_columns is not None:
-        return list(label_columns), list(value_columns), []
-    from abstat.readers.csvconfig import configuration_columns
-
+        return list(label_columns), list(value_columns), Configurations()
     labels_cols = list(
         dict.fromkeys([*(label_columns or ()), *_text_columns(path, header, body, value_columns, label_columns)])
     )
     numeric = [h for h in header if h not in labels_cols]
-    configurations = [
-        h for h in configuration_columns(header, body, labels_cols, numeric) if h not in (value_columns or ())
-    ]
-    labels_cols += configurations
+    configurations = configuration_columns(header, body, labels_cols, numeric)
+    configurations.found = [h for h in configurations.found if h not in (value_columns or ())]
+    labels_cols += configurations.found
     metrics = list(value_columns) if value_columns is not None else [h for h in header if h not in labels_cols]
     return labels_cols, metrics, configurations
 
@@ -93,8 +93,9 @@ def _text_columns(
 def _refuse_comma_numbers(path: str, header: list[str], body: Body, labels_cols: list[str]) -> None:
     """A column whose every cell is digits around commas (``"12,5"``, quoted) holds numbers written with a decimal
     comma or thousands separators: refused as the plain reader refuses ``12,5``, never taken for labels."""
+    at = {name: i for i, name in enumerate(header)}
     for name in labels_cols:
-        index = header.index(name)
+        index = at[name]
         if all(_COMMA_NUMBER.fullmatch(row[index].strip()) for _, row in body):
             line, row = body[0]
             raise InputError(
@@ -175,21 +176,33 @@ def _header(path: str, line: int, fields: list[str]) -> list[str]:
 
 
 def _sets(path: str, header: list[str], body: Body, labels_cols: list[str], metrics: list[str]) -> list[SampleSet]:
-    """One set per metric and combination of the label columns' values, in the order first seen."""
+    """One set per metric and combination of the label columns' values, in the order first seen (each cell
+    read once, each set's labels made once: linear in the size of the table)."""
     found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
-    label_index = [(h, header.index(h)) for h in labels_cols]
+    values: dict[tuple[tuple[str, ...], str], list[float]] = {}  # (row's labels, metric) -> its set's values
+    at = {name: i for i, name in enumerate(header)}
+    label_index = [at[h] for h in labels_cols]
+    metric_index = [(metric, at[metric]) for metric in metrics]
     for lineno, row in body:
-        labels = {h: row[i].strip() for h, i in label_index}
-        for metric in metrics:
-            cell = row[header.index(metric)].strip()
+        labels = tuple(row[i].strip() for i in label_index)
+        for metric, index in metric_index:
+            cell = row[index].strip()
             if not is_number(cell):
                 raise InputError(f"column {metric!r}: not a finite number: {shown(cell)}", path=path, line=lineno)
-            set_labels = _set_labels(labels, metric, len(metrics))
-            key = tuple(sorted(set_labels.items()))
-            if key not in found:
-                found[key] = SampleSet(labels=set_labels, runs=[[]], source=path)
-            found[key].runs[0].append(float(cell))
+            into = values.get((labels, metric))
+            if into is None:
+                set_labels = _set_labels(dict(zip(labels_cols, labels, strict=True)), metric, len(metrics))
+                into = values[labels, metric] = _found(found, set_labels, path).runs[0]
+            into.append(float(cell))
     return list(found.values())
+
+
+def _found(found: dict[tuple[tuple[str, str], ...], SampleSet], labels: dict[str, str], path: str) -> SampleSet:
+    """The set of these labels, made when first met."""
+    key = tuple(sorted(labels.items()))
+    if key not in found:
+        found[key] = SampleSet(labels=labels, runs=[[]], source=path)
+    return found[key]
 
 
 def _set_labels(labels: dict[str, str], metric: str, metrics: int) -> dict[str, str]:

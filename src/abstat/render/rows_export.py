@@ -2,7 +2,9 @@
 and, apart from them, one row per invocation with its machine record.
 
 A sample row carries its run (run, iteration, invocation, boot, host, start,
-command, labels, notes); the machine record (~4 KB, 90 flattened fields)
+command, labels, notes) and its variant's place among its experiment's
+(``variant_order``, 1 the first declared: report's order and baseline, which
+the rows, in the order the runs ran, do not tell); the machine record (~4 KB, 90 flattened fields)
 goes out once per invocation (``--machines FILE``), never with every sample:
 written per sample it made a 145 MB CSV of 10^4 runs.  Both join on
 ``invocation``.  Every cell is escaped for a spreadsheet
@@ -35,6 +37,7 @@ COLUMNS = (
     "command",
     "labels",
     "notes",
+    "variant_order",  # the variant's place in its experiment as declared: report --store's order, 1 the baseline
 )
 MACHINE_COLUMNS = ("experiment", "invocation", "host", "boot_id", "started_at")
 
@@ -107,6 +110,7 @@ def write_csv(values: Iterable[tuple[dict[str, Any], str, float, Any, int]], out
                         field(run["command"]),
                         field(" ".join(f"{k}={v}" for k, v in run["labels"].items())),
                         field("; ".join(run["notes"] or [])),
+                        _field(run["variant_order"]),
                     ]
                 )
                 + "\n"

@@ -33,7 +33,7 @@ class RowReader:
     def sample_rows(self, experiment: str | None = None) -> Iterator[dict[str, Any]]:
         """One row per stored sample: experiment, variant, metric, value, unit, run, iteration,
         index, invocation, boot_id, host, started_at, command, labels, notes (as
-        :meth:`sample_values`, one dict per sample)."""
+        :meth:`sample_values`, one dict per sample), variant_order."""
         for run, metric, value, unit, index in self.sample_values(experiment):
             yield {
                 "experiment": run["experiment"],
@@ -51,12 +51,14 @@ class RowReader:
                 "command": run["command"],
                 "labels": run["labels"],
                 "notes": run["notes"],
+                "variant_order": run["variant_order"],
             }
 
     def sample_values(self, experiment: str | None = None) -> Iterator[tuple[dict[str, Any], str, float, Any, int]]:
         """``(run, metric, value, unit, index)`` per stored sample; ``run`` is one dict per run
         (experiment, variant, run, iteration, invocation, boot_id, host, started_at, command,
-        labels, notes), the same object for all its samples: do not change it.  Experiments in
+        labels, notes, variant_order: the variant's place in its experiment, 1 the first declared), the same
+        object for all its samples: do not change it.  Experiments in
         the order they were created, then invocations, runs in the order they ran, metrics by name.
 
         In a damaged SQLite file the rows the ordered queries cannot reach are
@@ -138,7 +140,7 @@ class RowReader:
                 "r.id",
                 None if run_id is None else [run_id],
             )
-            variants: dict[int, str] = {}
+            variants: dict[int, tuple[str, int]] = {}  # id -> name, place among the experiment's (1 first)
             runs: dict[int, tuple[Any, ...]] = {}
             current: Any = None
             run: dict[str, Any] = {}
@@ -169,13 +171,17 @@ class RowReader:
         self,
         experiment_id: int,
         variant_id: int,
-        variants: dict[int, str],
+        variants: dict[int, tuple[str, int]],
         invocation_id: int,
         labels: dict[int, dict[str, str]],
     ) -> None:
-        """Read the variants' names and the invocation's labels when not read yet."""
+        """Read the variants' names and places (the order they were declared in: report's order, its first the
+        baseline) and the invocation's labels when not read yet."""
         if variant_id not in variants:
-            variants.update(self.db.execute("SELECT id, name FROM variants WHERE experiment_id = ?", (experiment_id,)))
+            found = self.db.execute(
+                "SELECT id, name FROM variants WHERE experiment_id = ? ORDER BY id", (experiment_id,)
+            )
+            variants.update({key: (variant, place) for place, (key, variant) in enumerate(found, 1)})
         if invocation_id not in labels:
             labels[invocation_id] = dict(
                 self.db.execute("SELECT key, value FROM labels WHERE invocation_id = ? ORDER BY key", (invocation_id,))
@@ -187,7 +193,7 @@ class RowReader:
         key: int,
         columns: tuple[Any, ...],
         invocation_id: int,
-        variant: str,
+        variant: tuple[str, int],
         labels: dict[str, str],
         notes_read: dict[Any, list[str]],
     ) -> dict[str, Any]:
@@ -197,7 +203,7 @@ class RowReader:
             iteration = self._optional(iteration, int, f"iteration of run {key}")
         return {
             "experiment": name,
-            "variant": variant,
+            "variant": variant[0],
             "run": key,
             "iteration": None if iteration is None else iteration + 1,
             "invocation": invocation_id,
@@ -207,6 +213,7 @@ class RowReader:
             "command": command,
             "labels": labels,
             "notes": notes_read.get(notes) or self._notes(notes, key, notes_read),
+            "variant_order": variant[1],
         }
 
     def _notes(self, text: Any, run_id: int, found: dict[Any, list[str]]) -> list[str]:
