@@ -26,22 +26,12 @@ import io
 import math
 import os
 import sys
-import time
 
 import numpy as np
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
-
-def best(functions, repeat: int) -> list[float]:
-    """Best CPU time of each function, called in turn ``repeat`` times."""
-    times: list[list[float]] = [[] for _ in functions]
-    for _ in range(repeat):
-        for function, spent in zip(functions, times, strict=True):
-            started = time.process_time()
-            function()
-            spent.append(time.process_time() - started)
-    return [min(spent) for spent in times]
+from text_read_speed import best  # noqa: E402  (best CPU time of each function, taken in turn)
 
 
 def table(rows: int, columns: int, rng: np.random.Generator) -> str:

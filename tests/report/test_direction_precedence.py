@@ -5,11 +5,8 @@ metrics, plain files and a stored analysis' ``all`` a flag overrides; ``all`` bo
 
 from __future__ import annotations
 
-import random
-
 from abstat.report.analysis import Judging, higher_is_better
-from abstat.store import open_store
-from support.store_runs import add_ok_run
+from support.store_runs import old_new_store
 
 
 def test_a_name_beats_all_whichever_flag_holds_it():
@@ -25,15 +22,8 @@ def test_a_name_beats_all_whichever_flag_holds_it():
 
 
 def _store(path, analysis=None):
-    rng = random.Random(3)
-    settings = {"spec": {"abstat_spec": 1, "analysis": analysis}} if analysis is not None else {}
-    with open_store(str(path)) as store:
-        invocation = store.start_invocation("e", {"hostname": "h"}, settings=settings, variants=["old", "new"])
-        for i in range(12):
-            for variant, centre in (("old", 100.0), ("new", 110.0)):
-                add_ok_run(store, invocation, variant, i, {"t": [centre * rng.gauss(1, 0.01)]})
-        store.finish_invocation(invocation, "complete")
-    return str(path)
+    settings = {"spec": {"abstat_spec": 1, "analysis": analysis}} if analysis is not None else None
+    return old_new_store(str(path), 110.0, runs=12, seed=3, settings=settings)
 
 
 def test_compare_takes_the_name_over_all(abstat_cli, tmp_path):

@@ -4,22 +4,13 @@ target in one line, exit 2, leaving the file as it was."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-from abstat.store import open_store
-from support.store_runs import add_ok_run
+from support.store_runs import old_new_store
 
 
 def _store(path):
-    rng = random.Random(6)
-    with open_store(str(path)) as store:
-        invocation = store.start_invocation("e", {"hostname": "h"}, variants=["old", "new"])
-        for i in range(10):
-            for variant, centre in (("old", 100.0), ("new", 101.0)):
-                add_ok_run(store, invocation, variant, i, {"t": [centre * rng.gauss(1, 0.01)]})
-        store.finish_invocation(invocation, "complete")
-    return str(path)
+    return old_new_store(str(path), 101.0, runs=10, seed=6)
 
 
 def test_the_step_summary_is_not_appended_to_a_store(abstat_cli, tmp_path):

@@ -76,3 +76,21 @@ def journal_run(index: int, uid: str | None = None) -> dict:
         notes=[],
         uid=uid,
     )
+
+
+def old_new_store(path: str, new_centre: float, *, runs: int, seed: int, settings: dict | None = None) -> str:
+    """A store at ``path`` with experiment ``e``: variants old (centre 100) and new (``new_centre``), ``runs`` runs
+    each of one value of ``t`` (1% noise, ``random.Random(seed)``), interleaved; ``settings`` as stored with the
+    invocation (e.g. a spec's analysis).  Returns ``path``."""
+    import random
+
+    from abstat.store import open_store
+
+    rng = random.Random(seed)
+    with open_store(path) as store:
+        invocation = store.start_invocation("e", {"hostname": "h"}, settings=settings or {}, variants=["old", "new"])
+        for i in range(runs):
+            for variant, centre in (("old", 100.0), ("new", new_centre)):
+                add_ok_run(store, invocation, variant, i, {"t": [centre * rng.gauss(1, 0.01)]})
+        store.finish_invocation(invocation, "complete")
+    return path
