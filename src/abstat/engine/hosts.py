@@ -308,10 +308,11 @@ class _Controller:
     def _on_boot(self, event: HostEvent, host: Any) -> None:
         data, sink = event.data, self.on_event
         variant = self.boot_schedule(host.label)[event.boot]
+        machine = _with_clock(data["machine"], host.destination)
         for index, point in enumerate(self.points):  # one invocation per grid point, labelled as a local one
             self.invocations[(event.host, event.boot, index)] = self.store.start_invocation(
                 self.experiment,
-                data["machine"],
+                machine,
                 argv=self.argv,
                 settings=self._settings(host, event.boot, variant, data["boot_id"], index),
                 labels={**self.spec.labels, **point, "host": host.label},
@@ -322,6 +323,8 @@ class _Controller:
             self.doctor_warned.add(event.host)
             for warning in data.get("doctor_warnings") or []:
                 sink(ev.Note(f"note: abstat doctor warns: {warning}", host=event.host))
+            if "testbox_clock" in machine:
+                sink(ev.Note(CLOCK_NOTE, host=event.host))
 
     def _on_run(self, event: HostEvent) -> None:
         r = event.data["result"]
@@ -363,3 +366,18 @@ class _Controller:
         for other in [k for k in self.invocations if k[0] == event.host]:
             self.store.finish_invocation(self.invocations.pop(other), "failed", [message])
         self.on_event(ev.HostLost(message, host=event.host))
+
+
+CLOCK_NOTE = (
+    "note: this test box's clock counts instructions (testbox up --accel icount): its cycles and times are the "
+    "instructions a path executes, not what they take on a machine"
+)
+
+
+def _with_clock(machine: Any, destination: str) -> Any:
+    """The box's machine record, with ``testbox_clock`` when ``destination`` is a test box whose clock counts
+    instructions (read on this side: the box cannot know)."""
+    from abstat.lab.testbox.paths import clock_of
+
+    clock = clock_of(destination)
+    return {**machine, "testbox_clock": clock} if clock and isinstance(machine, dict) else machine

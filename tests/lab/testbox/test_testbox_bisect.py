@@ -138,6 +138,7 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
     runs = stored(store)
     assert runs and {row["rev"] for row in runs} <= set(shas) - {shas[BROKEN]}
     assert len({row["boot_id"] for row in runs}) == len(runs)  # -n 1: each run a boot of its own
+    assert {row["machine"].get("testbox_clock") for row in runs} == {"instructions"}  # said with every run
     for row in runs:  # every run measured the kernel its revision built, read on the box in that boot
         words = row["machine"]["kernel_cmdline"].split()
         assert f"abstat.rev={row['rev']}" in words, (row["rev"], words)

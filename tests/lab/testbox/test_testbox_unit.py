@@ -104,6 +104,29 @@ def test_an_icount_box_is_tcg_on_one_thread_whose_clock_counts_instructions():
     assert "-icount" not in argv(_settings(), "/boxes/a,b", Entry())
 
 
+def test_runs_on_a_box_whose_clock_counts_instructions_say_so(tmp_path, monkeypatch):
+    """The machine record stored for a run on an icount box carries ``testbox_clock`` (read on this side from the
+    box's record; the guest cannot know), and the run says so once; any other box, a real host, or a damaged or
+    linked record: nothing."""
+    from abstat.engine.hosts import _with_clock
+
+    monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
+    (tmp_path / "tb1").mkdir()
+    (tmp_path / "tb1" / "box.json").write_text(json.dumps({"accel": "icount"}))
+    assert paths.clock_of("tb1") is None  # not up (no ssh configuration)
+    (tmp_path / "tb1" / "ssh_config").write_text("Host tb1\n")
+    assert paths.clock_of("tb1") == "instructions"
+    assert _with_clock({"kernel": "6.1"}, "tb1") == {"kernel": "6.1", "testbox_clock": "instructions"}
+    assert _with_clock({"kernel": "6.1"}, "root@tb1") == {"kernel": "6.1"}
+    for record in (json.dumps({"accel": "tcg"}), "[1]", "{"):
+        (tmp_path / "tb1" / "box.json").write_text(record)
+        assert paths.clock_of("tb1") is None
+    (tmp_path / "tb1" / "box.json").unlink()
+    (tmp_path / "elsewhere.json").write_text(json.dumps({"accel": "icount"}))
+    os.symlink(tmp_path / "elsewhere.json", tmp_path / "tb1" / "box.json")
+    assert paths.clock_of("tb1") is None
+
+
 def test_the_lab_reaches_a_box_only_when_it_is_one(tmp_path, monkeypatch):
     monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
     (tmp_path / "tb1").mkdir()

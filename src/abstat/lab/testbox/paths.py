@@ -106,6 +106,18 @@ def ssh_options(destination: str) -> list[str]:
     return ["-F", config]
 
 
+def clock_of(destination: str) -> str | None:
+    """``"instructions"`` when ``destination`` is a test box that is up and whose clock counts instructions
+    (``testbox up --accel icount``: its cycles are a path's instructions, not time), else None."""
+    if not ssh_options(destination):
+        return None
+    try:
+        record = read_record(os.path.join(boxes_dir(), destination, "box.json"))
+    except (OSError, ValueError):
+        return None
+    return "instructions" if isinstance(record, dict) and record.get("accel") == "icount" else None
+
+
 def gone(destination: str) -> str | None:
     """Why ``destination``, a test box, will not answer again by itself (its QEMU was killed, or the box
     powered off, and its supervisor has ended), else None: a box between two boots, a real host.
