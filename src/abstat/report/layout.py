@@ -12,6 +12,8 @@ The cells are then compared (:mod:`abstat.report.analysis`), adjusted as one fam
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 
@@ -158,9 +160,10 @@ def _copy(sample_set: SampleSet) -> SampleSet:
 
 def row_order(layout: Layout, metrics: Sequence[str] | None) -> Callable[[Row], tuple[int, ...]]:
     """Rows grouped by the row keys in their order (``--rows base,metric``: by base, then metric),
-    each key's values in the order asked (``--metric wall,user,sys``) or first seen in the inputs."""
+    each key's values in the order asked (``--metric wall,user,sys``), in numeric order when every value is a
+    number (a sweep's ``threads`` 1, 2, 4, 8 whatever order its rows came in), else first seen in the inputs."""
     row_keys = layout.row_keys
-    rank = {k: {v: i for i, v in enumerate(layout.values_of.get(k, []))} for k in row_keys}
+    rank = {k: {v: i for i, v in enumerate(_numeric_order(layout.values_of.get(k, [])))} for k in row_keys}
     if metrics and "metric" in rank:
         rank["metric"] = {m: i for i, m in enumerate(dict.fromkeys(metrics))}
 
@@ -274,6 +277,20 @@ def _follows_column(sets: Sequence[SampleSet], by: str, key: str) -> bool:
 
 def _get(labels: Mapping[str, str], key: str, default: str) -> str:
     return labels.get(key, default)
+
+
+def _numeric_order(values: list[str]) -> list[str]:
+    """``values`` sorted as numbers when each is a finite number, else as they are."""
+    numbers = []
+    for value in values:
+        try:
+            number = float(value)
+        except ValueError:
+            return values
+        if not math.isfinite(number):
+            return values
+        numbers.append(number)
+    return [value for _, value in sorted(zip(numbers, values, strict=True), key=lambda pair: pair[0])]
 
 
 def _ordered(values: Iterable[str]) -> list[str]:
