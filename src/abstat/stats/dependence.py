@@ -125,9 +125,9 @@ def dependent_df(sizes: tuple[int, int], factors: tuple[float, float]) -> float:
     return max(MIN_DF, sum(n / f for n, f in zip(sizes, factors)) - 2.0)
 
 
-def _rough(dependent: float, sizes: tuple[int, int], q: float) -> float:
+def _rough(quantile: float, sizes: tuple[int, int], q: float) -> float:
     """:func:`df_factor` from the t quantile at the dependent samples' degrees of freedom."""
-    return (dependent / _quantile(max(MIN_DF, sum(sizes) - 2.0), q)) ** 2
+    return (quantile / _quantile(max(MIN_DF, sum(sizes) - 2.0), q)) ** 2
 
 
 @lru_cache(maxsize=1024)

@@ -172,15 +172,21 @@ def experiment_of(path: str, store: Any) -> str:
     """The name, in ``store``, of the experiment of the invocation the journal's header names (the header's own
     ``experiment`` is a claim, not read); InputError when the journal or its invocation cannot be found."""
     with _open_journal(path) as handle:
-        head = _header(handle, path)
+        return _invocation(store, _header(handle, path), path)[2]
+
+
+def _invocation(store: Any, head: dict[str, Any], path: str) -> tuple[int, int, str]:
+    """(id, experiment id, experiment name) of the invocation the header ``head`` names, in ``store``."""
     found = store.db.execute(
-        "SELECT e.name FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE i.uid = ?",
+        "SELECT i.id, i.experiment_id, e.name FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+        " WHERE i.uid = ?",
         (head["invocation"],),
     ).fetchone()
     if found is None:
-        missing = f"the store {store.display} has no invocation {head['invocation']} (another store?)"
-        raise InputError(missing, path=path)
-    return str(found[0])
+        raise InputError(
+            f"the store {store.display} has no invocation {head['invocation']} (another store?)", path=path
+        )
+    return int(found[0]), int(found[1]), str(found[2])
 
 
 def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
@@ -192,13 +198,7 @@ def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
 
     with _open_journal(path) as handle:
         head = _header(handle, path)
-        found = store.db.execute(
-            "SELECT id, experiment_id FROM invocations WHERE uid = ?", (head["invocation"],)
-        ).fetchone()
-        if found is None:
-            raise InputError(
-                f"the store {store.display} has no invocation {head['invocation']} (another store?)", path=path
-            )
+        found = _invocation(store, head, path)
         wanted, seen, damaged, repeated = [], set(), [], 0
         for line, run in _lines(handle, path):
             if run is None:

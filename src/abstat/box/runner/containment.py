@@ -183,10 +183,10 @@ class Containment:
         finally:
             os.close(read_end)
             os.close(ready_write)
-        _await_ready(ready_read)
         self._pipe, self._state, self._supervisor = write_end, state, pid
         self._private = os.path.dirname(path) if private else ""
         self.keep.add(pid)
+        _await_ready(ready_read)  # after the bookkeeping: a Ctrl-C while waiting still ends it as usual
 
     def _publish(self) -> None:
         """Tell the supervisor what to end should abstat die: the state file in one
