@@ -31,7 +31,8 @@ def test_the_stop_note_states_the_tables_estimate(abstat_cli, tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     note = next(line for line in done.stderr.splitlines() if "--until-decided on t" in line)
-    said = re.search(r"new \w+ \(([-+][0-9.]+)% \[([-+][0-9.]+), ([-+][0-9.]+)\]", note)
+    # the verdict in the table's words (t has no unit: "higher (worse)", not "slower")
+    said = re.search(r"new (?:\w+|\w+ \(\w+\)) \(([-+][0-9.]+)% \[([-+][0-9.]+), ([-+][0-9.]+)\]", note)
     assert said, note
     shown = abstat_cli("show", "e", "--store", db, "--metric", "t", "--format", "json")
     comparisons = json.loads(shown.stdout)["metrics"]["t"]["comparisons"]["comparisons"]
