@@ -31,8 +31,7 @@ def test_the_stop_note_states_the_tables_estimate(abstat_cli, tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     note = next(line for line in done.stderr.splitlines() if "--until-decided on t" in line)
-    # the verdict in the table's words (t has no unit: "higher (worse)", not "slower")
-    said = re.search(r"new (?:\w+|\w+ \(\w+\)) \(([-+][0-9.]+)% \[([-+][0-9.]+), ([-+][0-9.]+)\]", note)
+    said = re.search(r"new \w+ \(([-+][0-9.]+)% \[([-+][0-9.]+), ([-+][0-9.]+)\]", note)
     assert said, note
     shown = abstat_cli("show", "e", "--store", db, "--metric", "t", "--format", "json")
     comparisons = json.loads(shown.stdout)["metrics"]["t"]["comparisons"]["comparisons"]

@@ -33,7 +33,7 @@ at 12 and 18 runs per variant, levels 4e-6 and 9e-6).  ``benchmarks/sequential.p
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,11 +111,9 @@ class SequentialDesign:
         state: SequentialState | None = None,
         *,
         higher_is_better: bool = False,
-        word: Callable[[str, float], str] | None = None,
     ) -> SequentialState:
         """Judge the look at ``runs`` per variant: ``samples`` maps each variant to its values so far, or its runs
-        (sequences of values: runs are then the unit, as ``abstat.compare`` takes them); ``word``: a verdict as the
-        caller's table words it, given the verdict and the change in percent (``higher (worse)`` for a count).  Returns
+        (sequences of values: runs are then the unit, as ``abstat.compare`` takes them).  Returns
         ``state`` (new when None) with the candidates settled at this look added, and ``stop_reason`` set
         when every candidate is settled or this is the last look."""
         from abstat.comparison.core import compare
@@ -131,7 +129,7 @@ class SequentialDesign:
                 state.settled[name] = settled
         if len(state.settled) == len(candidates):
             state.stop_reason = f"stopped early at {runs} of at most {self.max_runs} runs per variant: " + "; ".join(
-                _said(s, self.alpha, word) for s in state.settled.values()
+                _said(s, self.alpha) for s in state.settled.values()
             )
             if runs == self.max_runs:
                 state.stop_reason = state.stop_reason.replace("stopped early at", "settled at")
@@ -175,14 +173,13 @@ def smallest_level(n_a: int, n_b: int) -> float:
     return max(floor, 1.0 / (DRAWS_MAX + 1.0)) if log_count > math.log(EXACT) else floor
 
 
-def _said(settled: Settled, alpha: float, word: Callable[[str, float], str] | None = None) -> str:
+def _said(settled: Settled, alpha: float) -> str:
     """A settled candidate as the note tells it: the estimate the end table prints (the same comparison of the
     same runs), and the interval at the look's own level, which it names beside the table's (attack23 #10d: the
     note's pooled samples and unnamed level told another story than the table)."""
     low, high = settled.ci_pct
-    verdict = settled.verdict if word is None else word(settled.verdict, settled.delta_pct)
     return (
-        f"{settled.candidate} {verdict} ({settled.delta_pct:+.3g}% [{low:+.3g}, {high:+.3g}]: "
+        f"{settled.candidate} {settled.verdict} ({settled.delta_pct:+.3g}% [{low:+.3g}, {high:+.3g}]: "
         f"a {_percent(1 - settled.level)} interval, the look's level {settled.level:.2g}; the table's "
         f"intervals are {_percent(1 - alpha)})"
     )

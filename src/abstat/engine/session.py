@@ -219,11 +219,9 @@ def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str |
                 if runs < spec.runs
                 else named(f"{{until_decided}}: fewer than 2 values of {metric!r} per variant", *UNTIL)
             )
-        unit, higher = _direction(spec, metric, results)
+        higher = _higher_is_better(spec, metric, results)
         samples = {name: found[0] if len(found) == 1 else found for name, found in runs_of.items()}
-        state[0] = design.decide(
-            samples, baseline, runs, state[0], higher_is_better=higher, word=_worded(unit, metric, higher)
-        )
+        state[0] = design.decide(samples, baseline, runs, state[0], higher_is_better=higher)
         reason = state[0].stop_reason
         return None if reason is None else named(f"{{until_decided}} on {metric}: {reason}", *UNTIL)
 
@@ -242,19 +240,11 @@ def _runs_compared(names: list[str], results: list[RunResult], metric: str) -> d
     return runs
 
 
-def _direction(spec: ExperimentSpec, metric: str, results: list[RunResult]) -> tuple[str | None, bool]:
-    """The unit the runs measured the decided metric in, and its direction as the report judges it
-    (:func:`abstat.report.analysis.higher_is_better` of that unit: a throughput in MB/s is better higher)."""
+def _higher_is_better(spec: ExperimentSpec, metric: str, results: list[RunResult]) -> bool:
+    """The decided metric's direction as the report judges it (:func:`abstat.report.analysis.higher_is_better`
+    of the unit its runs measured it in: a throughput in MB/s is better higher)."""
     from abstat.report.analysis import higher_is_better
 
     units = (getattr(r.measurement, "units", None) or {} for r in results)
     unit = next((u[metric] for u in units if isinstance(u.get(metric), str)), None)
-    return unit, higher_is_better(metric, unit, spec.analysis.higher_is_better, spec.analysis.lower_is_better)
-
-
-def _worded(unit: str | None, metric: str, higher: bool) -> Callable[[str, float], str]:
-    """A settled verdict in the end table's words (:func:`abstat.render.units.verdict_word`: ``higher (worse)``
-    for a count, where the note said ``slower`` beside the table's ``higher (worse)``)."""
-    from abstat.render.units import verdict_word
-
-    return lambda verdict, delta: verdict_word(verdict, delta, unit, metric, higher)
+    return higher_is_better(metric, unit, spec.analysis.higher_is_better, spec.analysis.lower_is_better)
